@@ -1,0 +1,50 @@
+import { HttpApiBuilder, HttpApiSwagger } from "@effect/platform"
+import { Layer } from "effect"
+import { Api } from "./Api.ts"
+import { Account } from "./Auth/Account.ts"
+import { AccountHttpLive } from "./Auth/AccountHttp.ts"
+import { AuthHttpLive } from "./Auth/Http.ts"
+import { Privy } from "./Auth/Privy.ts"
+import { AuthenticationLive, SignInRateLimitLive } from "./Auth/SecurityLive.ts"
+import { Sep10 } from "./Auth/Sep10.ts"
+import { Contractors } from "./Contractors/Contractors.ts"
+import { ContractorsHttpLive } from "./Contractors/Http.ts"
+import { HealthHttpLive } from "./Health/Http.ts"
+import { serverMiddleware } from "./Http/ServerMiddleware.ts"
+import { DatabaseLive } from "./Sql/Migrations.ts"
+import { RpcClient } from "./Stellar/RpcClient.ts"
+import { AuditorHttpLive, WithdrawalsHttpLive } from "./Withdrawals/Http.ts"
+
+const HandlersLive = Layer.mergeAll(
+  HealthHttpLive,
+  AuthHttpLive,
+  AccountHttpLive,
+  ContractorsHttpLive,
+  WithdrawalsHttpLive,
+  AuditorHttpLive
+)
+
+const ServicesLive = Layer.mergeAll(
+  RpcClient.Default,
+  Sep10.Default,
+  Privy.Default,
+  Account.Default,
+  Contractors.Default,
+  AuthenticationLive,
+  SignInRateLimitLive
+)
+
+export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive))
+
+/**
+ * The whole service on whatever `HttpServer` is provided: routes, OpenAPI at /openapi.json, docs at /docs,
+ * every service, and the migrated database underneath.
+ */
+export const AppLive = HttpApiBuilder.serve(serverMiddleware).pipe(
+  Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+  Layer.provide(HttpApiBuilder.middlewareCors()),
+  Layer.provide(ApiLive),
+  Layer.provide(ServicesLive),
+  Layer.provide(DatabaseLive)
+)

@@ -1,0 +1,104 @@
+import { SqlClient } from "@effect/sql"
+import { Clock, DateTime, Effect, Option } from "effect"
+import { ContractorRepo } from "../Contractors/ContractorRepo.ts"
+import { hashToken } from "../Contractors/Contractors.ts"
+import { Registrations, toContractor } from "../Contractors/Directory.ts"
+import { InviteRepo } from "../Contractors/InviteRepo.ts"
+import { Conflict, Forbidden, NotFound } from "../Domain/Errors.ts"
+import { Me, Org, type Session } from "../Domain/Session.ts"
+import { OrgRepo } from "./OrgRepo.ts"
+
+const inviteGone = new NotFound({ error: "invite not found, already used or expired" })
+
+/** Who the signed-in user is to the service: employer, contractor, or someone to onboard. */
+export class Account extends Effect.Service<Account>()("Auth/Account", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const orgs = yield* OrgRepo
+    const contractors = yield* ContractorRepo
+    const invites = yield* InviteRepo
+    const registrations = yield* Registrations
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    /** The caller's organization; 403 for a session that belongs to none. */
+    const employerOrg = (session: Session) =>
+      orgs.membership(session.sub).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new Forbidden({ error: "this route needs an employer: create an organization first" })),
+          onSome: (m) => Effect.succeed(m.orgId)
+        }))
+      )
+
+    const me = Effect.fn("Account.me")(function*(session: Session, inviteToken: string | undefined) {
+      const membership = yield* orgs.membership(session.sub)
+      const linked = yield* contractors.linkedTo(session.sub)
+      const invite = inviteToken === undefined
+        ? Option.none()
+        : yield* invites.findOpen(hashToken(inviteToken), yield* now)
+      const roles = [
+        ...(Option.isSome(membership) ? ["employer" as const] : []),
+        ...(linked.length > 0 ? ["contractor" as const] : [])
+      ]
+      return new Me({
+        sub: session.sub,
+        method: session.method,
+        roles,
+        needsOnboarding: roles.length === 0 && Option.isNone(invite),
+        ...Option.match(membership, {
+          onNone: () => ({}),
+          onSome: (m) => ({ employer: { orgId: m.orgId, orgName: m.orgName } })
+        }),
+        ...(linked[0] === undefined ? {} : { contractor: { id: linked[0].id, name: linked[0].name } }),
+        ...Option.match(invite, {
+          onNone: () => ({}),
+          onSome: (i) => ({ invite: { company: i.orgName, role: "contractor" as const, token: inviteToken! } })
+        })
+      })
+    })
+
+    const createOrg = Effect.fn("Account.createOrg")(function*(session: Session, name: string) {
+      const org = yield* orgs.create(name, session.sub).pipe(
+        Effect.catchTag("AlreadyMember", () => Effect.fail(new Conflict({ error: "you already belong to an organization" })))
+      )
+      return new Org({ id: org.id, name: org.name, createdAt: DateTime.unsafeMake(org.createdAt) })
+    })
+
+    const acceptInvite = Effect.fn("Account.acceptInvite")(function*(
+      session: Session,
+      token: string,
+      pvk: string | undefined
+    ) {
+      const hash = hashToken(token)
+      const open = yield* invites.findOpen(hash, yield* now)
+      if (Option.isNone(open)) return yield* inviteGone
+      const { orgId, contractorId } = open.value
+      const contractor = yield* contractors.findById(orgId, contractorId)
+      if (Option.isNone(contractor)) return yield* inviteGone
+      const current = contractor.value
+      if (current.status !== "invited") {
+        return yield* new Conflict({ error: `this contractor is ${current.status} and cannot accept an invite` })
+      }
+      const address = current.address ?? (session.method === "sep10" ? session.sub : null)
+      const registered = yield* registrations.lookup(address)
+      const updated = yield* Effect.gen(function*() {
+        const claimed = yield* invites.claim(hash, session.sub, yield* now)
+        if (Option.isNone(claimed)) return yield* inviteGone
+        const row = yield* contractors.update(orgId, contractorId, {
+          userSub: session.sub,
+          address,
+          pvk: Option.getOrElse(registered, () => pvk ?? current.pvk),
+          status: registrations.statusFor(registered, true)
+        }, "invited").pipe(
+          Effect.catchTag("DuplicateContractor", () =>
+            Effect.fail(new Conflict({ error: "this wallet is already another contractor of the organization" })))
+        )
+        if (Option.isNone(row)) return yield* new Conflict({ error: "the contractor changed meanwhile; retry" })
+        return row.value
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      return toContractor(updated)
+    })
+
+    return { me, createOrg, acceptInvite, employerOrg } as const
+  }),
+  dependencies: [OrgRepo.Default, ContractorRepo.Default, InviteRepo.Default, Registrations.Default]
+}) {}

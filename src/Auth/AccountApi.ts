@@ -1,0 +1,32 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { AcceptInvite, Contractor } from "../Domain/Contractor.ts"
+import { Conflict, Forbidden, NotFound } from "../Domain/Errors.ts"
+import { CreateOrg, Me, Org } from "../Domain/Session.ts"
+import { Authentication } from "./Security.ts"
+
+const inviteToken = HttpApiSchema.param("token", Schema.String.pipe(Schema.maxLength(200)))
+
+export class AccountApi extends HttpApiGroup.make("account")
+  .add(
+    HttpApiEndpoint.get("me", "/me")
+      .setUrlParams(Schema.Struct({ invite: Schema.optional(Schema.String.pipe(Schema.maxLength(200))) }))
+      .addSuccess(Me)
+  )
+  .add(
+    HttpApiEndpoint.post("createOrg", "/orgs")
+      .setPayload(CreateOrg)
+      .addSuccess(Org)
+      .addError(Conflict)
+  )
+  .add(
+    HttpApiEndpoint.post("acceptInvite")`/invites/${inviteToken}/accept`
+      .setPayload(AcceptInvite)
+      .addSuccess(Contractor)
+      .addError(NotFound)
+      .addError(Conflict)
+      .addError(Forbidden)
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Account")
+{}

@@ -1,0 +1,47 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import type { OrgId } from "../Domain/Ids.ts"
+import { isUniqueViolation } from "../Sql/Errors.ts"
+
+export interface Membership {
+  readonly orgId: OrgId
+  readonly orgName: string
+  readonly role: "owner" | "member"
+}
+
+export class AlreadyMember {
+  readonly _tag = "AlreadyMember"
+}
+
+/** Organizations and who belongs to them; a user belongs to at most one. */
+export class OrgRepo extends Effect.Service<OrgRepo>()("Auth/OrgRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const membership = (sub: string) =>
+      sql<Membership>`
+        SELECT m.org_id, o.name AS org_name, m.role
+        FROM org_members m JOIN orgs o ON o.id = m.org_id
+        WHERE m.user_sub = ${sub}`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0])),
+        Effect.orDie,
+        Effect.withSpan("OrgRepo.membership")
+      )
+
+    const create = (name: string, sub: string) =>
+      Effect.gen(function*() {
+        const id = randomUUID()
+        const [org] = yield* sql<{ id: OrgId; name: string; createdAt: Date }>`
+          INSERT INTO orgs ${sql.insert({ id, name, createdBy: sub })} RETURNING id, name, created_at`
+        yield* sql`INSERT INTO org_members ${sql.insert({ orgId: id, userSub: sub, role: "owner" })}`
+        return org!
+      }).pipe(
+        sql.withTransaction,
+        Effect.catchTag("SqlError", (e) => isUniqueViolation(e) ? Effect.fail(new AlreadyMember()) : Effect.die(e)),
+        Effect.withSpan("OrgRepo.create")
+      )
+
+    return { membership, create } as const
+  })
+}) {}

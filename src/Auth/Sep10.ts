@@ -1,0 +1,106 @@
+import { Account, BASE_FEE, Operation, StrKey, TransactionBuilder, WebAuth } from "@stellar/stellar-sdk"
+import { Clock, Effect, Option } from "effect"
+import { randomBytes } from "node:crypto"
+import { ServerConfig, StellarConfig } from "../Config.ts"
+import { InvalidRequest, Unauthorized, UpstreamUnavailable } from "../Domain/Errors.ts"
+import { RpcClient } from "../Stellar/RpcClient.ts"
+import { Challenge } from "./Api.ts"
+import { ChallengeRepo } from "./ChallengeRepo.ts"
+import { OperationalKeys } from "./Keys.ts"
+import { Sessions } from "./Sessions.ts"
+
+export const CHALLENGE_TTL_SECONDS = 300
+
+const unauthorized = (error: string) => new Unauthorized({ error })
+const invalid = (error: string) => new InvalidRequest({ error })
+
+/** SEP-10 Stellar Web Authentication: challenges signed by the service, answered by the wallet. */
+export class Sep10 extends Effect.Service<Sep10>()("Auth/Sep10", {
+  effect: Effect.gen(function*() {
+    const { homeDomain, webAuthDomain } = yield* ServerConfig
+    const { networkPassphrase } = yield* StellarConfig
+    const keys = yield* OperationalKeys
+    const challenges = yield* ChallengeRepo
+    const rpc = yield* RpcClient
+    const sessions = yield* Sessions
+    const server = keys.sep10.publicKey()
+
+    const challenge = Effect.fn("Sep10.challenge")(function*(
+      params: { readonly account: string; readonly home_domain?: string | undefined; readonly memo?: string | undefined }
+    ) {
+      if (!StrKey.isValidEd25519PublicKey(params.account)) {
+        return yield* invalid("account must be a Stellar account address (G...)")
+      }
+      if (params.home_domain !== undefined && params.home_domain !== homeDomain) {
+        return yield* invalid(`home_domain must be ${homeDomain}`)
+      }
+      if (params.memo !== undefined) return yield* invalid("memo is not supported")
+      const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+      const nonce = randomBytes(48).toString("base64")
+      const tx = new TransactionBuilder(new Account(server, "-1"), {
+        fee: BASE_FEE,
+        networkPassphrase,
+        timebounds: { minTime: now, maxTime: now + CHALLENGE_TTL_SECONDS }
+      })
+        .addOperation(Operation.manageData({ name: `${homeDomain} auth`, value: nonce, source: params.account }))
+        .addOperation(Operation.manageData({ name: "web_auth_domain", value: webAuthDomain, source: server }))
+        .build()
+      tx.sign(keys.sep10)
+      yield* challenges.store(nonce, params.account, new Date((now + CHALLENGE_TTL_SECONDS) * 1000))
+      return new Challenge({ transaction: tx.toXDR(), network_passphrase: networkPassphrase })
+    })
+
+    const read = (transaction: string) =>
+      Effect.try({
+        try: () => WebAuth.readChallengeTx(transaction, server, networkPassphrase, homeDomain, webAuthDomain),
+        catch: (e) => unauthorized(`invalid challenge: ${e instanceof Error ? e.message : "unreadable"}`)
+      })
+
+    const verifySignatures = (transaction: string, client: string) =>
+      Effect.gen(function*() {
+        const signers = yield* rpc.getAccountSigners(client).pipe(
+          Effect.tapError((e) => Effect.logWarning("SEP-10 account lookup failed", e.message)),
+          Effect.mapError(() => new UpstreamUnavailable({ error: "could not read the account from Stellar RPC" }))
+        )
+        yield* Effect.try({
+          try: () =>
+            Option.match(signers, {
+              onNone: () =>
+                WebAuth.verifyChallengeTxSigners(transaction, server, networkPassphrase, [client], homeDomain, webAuthDomain),
+              onSome: ({ thresholds, weights }) =>
+                WebAuth.verifyChallengeTxThreshold(
+                  transaction,
+                  server,
+                  networkPassphrase,
+                  thresholds.medium,
+                  Object.entries(weights).map(([key, weight]) => ({ key, weight, type: "ed25519_public_key" })),
+                  homeDomain,
+                  webAuthDomain
+                )
+            }),
+          catch: (e) => unauthorized(`challenge signatures rejected: ${e instanceof Error ? e.message : "invalid"}`)
+        })
+      })
+
+    const verify = Effect.fn("Sep10.verify")(function*(transaction: string) {
+      const { tx, clientAccountID } = yield* read(transaction)
+      if (!StrKey.isValidEd25519PublicKey(clientAccountID)) return yield* unauthorized("invalid challenge: muxed accounts are not supported")
+      const nowMs = yield* Clock.currentTimeMillis
+      const now = Math.floor(nowMs / 1000)
+      const bounds = tx.timeBounds
+      if (bounds === undefined || Number(bounds.maxTime) < now || Number(bounds.minTime) > now + 5) {
+        return yield* unauthorized("challenge expired")
+      }
+      const nonceOp = tx.operations[0]
+      const nonce = nonceOp?.type === "manageData" && nonceOp.value ? Buffer.from(nonceOp.value).toString() : ""
+      yield* verifySignatures(transaction, clientAccountID)
+      const consumed = yield* challenges.consume(nonce, clientAccountID, new Date(nowMs))
+      if (!consumed) return yield* unauthorized("challenge already used, unknown or expired")
+      yield* Effect.annotateCurrentSpan("account", clientAccountID)
+      return yield* sessions.issue(clientAccountID, "sep10")
+    })
+
+    return { challenge, verify, signingKey: server } as const
+  }),
+  dependencies: [ChallengeRepo.Default, Sessions.Default, OperationalKeys.Default, RpcClient.Default]
+}) {}

@@ -1,0 +1,70 @@
+import { Config, Duration, Option } from "effect"
+
+const DEFAULT_PASSPHRASE = "Test SDF Network ; September 2015"
+
+export const TESTNET_PASSPHRASE = DEFAULT_PASSPHRASE
+
+const optionalRedacted = (name: string) => Config.option(Config.redacted(name))
+const optionalString = (name: string) =>
+  Config.option(Config.nonEmptyString(name))
+
+/** Where the service listens and how it names itself. */
+export const ServerConfig = Config.all({
+  port: Config.port("PORT").pipe(Config.withDefault(3000)),
+  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
+  publicUrl: optionalString("PUBLIC_URL"),
+  homeDomain: optionalString("HOME_DOMAIN"),
+  webAuthDomain: optionalString("WEB_AUTH_DOMAIN"),
+  production: Config.string("NODE_ENV").pipe(
+    Config.map((env) => env === "production"),
+    Config.withDefault(false)
+  )
+}).pipe(
+  Config.map((c) => {
+    const publicUrl = new URL(Option.getOrElse(c.publicUrl, () => `http://${c.host}:${c.port}`))
+    const base = publicUrl.toString().replace(/\/$/, "")
+    return {
+      port: c.port,
+      host: c.host,
+      production: c.production,
+      publicUrl: base,
+      homeDomain: Option.getOrElse(c.homeDomain, () => publicUrl.host),
+      webAuthDomain: Option.getOrElse(c.webAuthDomain, () => publicUrl.hostname)
+    }
+  })
+)
+export type ServerConfig = Config.Config.Success<typeof ServerConfig>
+
+export const DatabaseConfig = Config.all({
+  url: optionalRedacted("DATABASE_URL"),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
+})
+
+export const StellarConfig = Config.all({
+  rpcUrl: Config.string("STELLAR_RPC_URL").pipe(Config.withDefault("https://soroban-testnet.stellar.org")),
+  networkPassphrase: Config.string("NETWORK_PASSPHRASE").pipe(Config.withDefault(DEFAULT_PASSPHRASE)),
+  friendbotUrl: Config.string("FRIENDBOT_URL").pipe(Config.withDefault("https://friendbot.stellar.org")),
+  confidentialTokenContract: optionalString("CONFIDENTIAL_TOKEN_CONTRACT"),
+  rpcTimeout: Config.duration("STELLAR_RPC_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10)))
+})
+export type StellarConfig = Config.Config.Success<typeof StellarConfig>
+
+/** Operational secrets; any left unset is generated into DATA_DIR outside production. */
+export const SecretsConfig = Config.all({
+  jwtSecret: optionalRedacted("JWT_SECRET"),
+  sep10SigningSecret: optionalRedacted("SEP10_SIGNING_SECRET"),
+  sponsorSecret: optionalRedacted("SPONSOR_SECRET"),
+  faucetSecret: optionalRedacted("FAUCET_SECRET"),
+  channelSecrets: Config.option(Config.redacted("CHANNEL_SECRETS"))
+})
+
+export const PrivyConfig = Config.all({
+  appId: optionalString("PRIVY_APP_ID"),
+  verificationKey: optionalRedacted("PRIVY_VERIFICATION_KEY"),
+  jwksUrl: optionalString("PRIVY_JWKS_URL")
+})
+
+export const AuthLimitsConfig = Config.all({
+  requests: Config.integer("AUTH_RATE_LIMIT").pipe(Config.withDefault(30)),
+  window: Config.duration("AUTH_RATE_WINDOW").pipe(Config.withDefault(Duration.minutes(1)))
+})

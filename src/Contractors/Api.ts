@@ -1,0 +1,64 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Authentication } from "../Auth/Security.ts"
+import {
+  BulkImport,
+  BulkImportResult,
+  Contractor,
+  ContractorPage,
+  CreateContractor,
+  Invitation,
+  ListContractorsParams,
+  UpdateContractor
+} from "../Domain/Contractor.ts"
+import { Conflict, Forbidden, NotFound } from "../Domain/Errors.ts"
+import { ContractorId } from "../Domain/Ids.ts"
+
+const id = HttpApiSchema.param("id", ContractorId)
+
+export class ContractorsApi extends HttpApiGroup.make("contractors")
+  .add(
+    HttpApiEndpoint.post("create", "/contractors")
+      .setPayload(CreateContractor)
+      .addSuccess(Contractor)
+      .addError(Conflict)
+  )
+  .add(
+    HttpApiEndpoint.post("bulk", "/contractors/bulk")
+      .setPayload(BulkImport)
+      .addSuccess(BulkImportResult)
+      .addError(Conflict)
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/contractors")
+      .setUrlParams(ListContractorsParams)
+      .addSuccess(ContractorPage)
+  )
+  .add(
+    HttpApiEndpoint.get("get")`/contractors/${id}`
+      .addSuccess(Contractor)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.patch("update")`/contractors/${id}`
+      .setPayload(UpdateContractor)
+      .addSuccess(Contractor)
+      .addError(NotFound)
+      .addError(Conflict)
+  )
+  .add(
+    HttpApiEndpoint.post("invite")`/contractors/${id}/invites`
+      .addSuccess(Invitation)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Description, "Issues a single-use invite token (shown once) for an invited contractor")
+  )
+  .add(
+    HttpApiEndpoint.post("check")`/contractors/${id}/check`
+      .addSuccess(Contractor)
+      .addError(NotFound)
+      .annotate(OpenApi.Description, "Re-reads the contractor's registration with the confidential token contract")
+  )
+  .addError(Forbidden)
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Contractors")
+{}

@@ -1,0 +1,171 @@
+import { Effect, Option, Schema, type Types } from "effect"
+import { createHash, randomBytes, randomUUID } from "node:crypto"
+import {
+  BulkImportResult,
+  BulkRowError,
+  type ContractorPage,
+  type CreateContractor,
+  Invitation,
+  type ListContractorsParams,
+  type UpdateContractor
+} from "../Domain/Contractor.ts"
+import { Conflict, notFound } from "../Domain/Errors.ts"
+import type { ContractorId, OrgId } from "../Domain/Ids.ts"
+import { BulkRows, type ValidRow } from "./BulkRows.ts"
+import { type ContractorChanges, ContractorRepo, type ContractorRow } from "./ContractorRepo.ts"
+import { Registrations, toContractor } from "./Directory.ts"
+import { decodeCursor, encodeCursor } from "./Cursor.ts"
+import { InviteRepo } from "./InviteRepo.ts"
+
+export const INVITE_TTL_MS = 7 * 24 * 3600 * 1000
+const duplicate = new Conflict({ error: "a contractor with this email or address already exists" })
+
+export const hashToken = (token: string) => createHash("sha256").update(token).digest()
+
+/** The contractor directory of one organization. */
+export class Contractors extends Effect.Service<Contractors>()("Contractors/Contractors", {
+  effect: Effect.gen(function*() {
+    const repo = yield* ContractorRepo
+    const invites = yield* InviteRepo
+    const registrations = yield* Registrations
+
+    const find = (orgId: OrgId, id: ContractorId) =>
+      repo.findById(orgId, id).pipe(Effect.flatMap(Option.match({
+        onNone: () => Effect.fail(notFound("contractor")),
+        onSome: Effect.succeed
+      })))
+
+    const create = Effect.fn("Contractors.create")(function*(orgId: OrgId, input: CreateContractor) {
+      const address = input.address ?? null
+      const registered = yield* registrations.lookup(address)
+      const [row] = yield* repo.insertMany([{
+        id: randomUUID(),
+        orgId,
+        name: input.name,
+        email: input.email ?? null,
+        address,
+        pvk: Option.getOrNull(registered),
+        status: registrations.statusFor(registered, false),
+        rateAmount: input.rate?.amount ?? null,
+        rateCurrency: input.rate?.currency ?? null
+      }]).pipe(Effect.catchTag("DuplicateContractor", () => Effect.fail(duplicate)))
+      return toContractor(row!)
+    })
+
+    const bulk = Effect.fn("Contractors.bulk")(function*(orgId: OrgId, rows: ReadonlyArray<unknown>) {
+      const checked = BulkRows.validate(rows)
+      const taken = yield* repo.taken(
+        orgId,
+        checked.valid.flatMap((r) => r.email === null ? [] : [r.email]),
+        checked.valid.flatMap((r) => r.address === null ? [] : [r.address])
+      )
+      const errors = [...checked.errors]
+      const fresh: Array<ValidRow> = []
+      for (const row of checked.valid) {
+        if (row.email !== null && taken.emails.has(row.email.toLowerCase())) {
+          errors.push({ row: row.row, reason: "email already in the directory" })
+        } else if (row.address !== null && taken.addresses.has(row.address)) {
+          errors.push({ row: row.row, reason: "address already in the directory" })
+        } else fresh.push(row)
+      }
+      const registered = yield* Effect.forEach(fresh, (row) => registrations.lookup(row.address), { concurrency: 8 })
+      const imported = yield* repo.insertMany(fresh.map((row, i) => ({
+        id: randomUUID(),
+        orgId,
+        name: row.name,
+        email: row.email,
+        address: row.address,
+        pvk: Option.getOrNull(registered[i]!),
+        status: registrations.statusFor(registered[i]!, false),
+        rateAmount: row.amount,
+        rateCurrency: row.amount === null ? null : "USDC"
+      }))).pipe(
+        Effect.catchTag("DuplicateContractor", () =>
+          Effect.fail(new Conflict({ error: "the directory changed during the import; retry it" })))
+      )
+      return new BulkImportResult({
+        imported: imported.map(toContractor),
+        errors: errors.sort((a, b) => a.row - b.row).map((e) => new BulkRowError(e))
+      })
+    })
+
+    const list = Effect.fn("Contractors.list")(function*(orgId: OrgId, params: typeof ListContractorsParams.Type) {
+      const after = params.cursor === undefined ? Option.none() : Option.some(yield* decodeCursor(params.cursor))
+      const limit = params.limit ?? 50
+      const q = Option.filter(Option.fromNullable(params.q?.trim()), (s) => s.length > 0)
+      const rows = yield* repo.list(orgId, { limit, after, status: Option.fromNullable(params.status), q })
+      const page = rows.slice(0, limit)
+      const last = page[page.length - 1]
+      return {
+        items: page.map(toContractor),
+        ...(rows.length > limit && last !== undefined ? { nextCursor: encodeCursor(last) } : {})
+      } satisfies typeof ContractorPage.Type
+    })
+
+    const get = (orgId: OrgId, id: ContractorId) =>
+      find(orgId, id).pipe(Effect.map(toContractor), Effect.withSpan("Contractors.get"))
+
+    const nextStatus = (current: ContractorRow, requested: UpdateContractor["status"]) =>
+      Effect.gen(function*() {
+        if (requested === undefined || requested === current.status) return Option.none<"reactivate" | "inactive">()
+        if (requested === "inactive") return Option.some("inactive" as const)
+        if (current.status === "inactive") return Option.some("reactivate" as const)
+        return yield* new Conflict({ error: `cannot move a contractor from ${current.status} to ${requested}` })
+      })
+
+    const update = Effect.fn("Contractors.update")(function*(orgId: OrgId, id: ContractorId, input: UpdateContractor) {
+      const current = yield* find(orgId, id)
+      const move = yield* nextStatus(current, input.status)
+      const address = input.address === undefined ? current.address : input.address
+      const changes: Types.Mutable<ContractorChanges> = {
+        ...(input.name === undefined ? {} : { name: input.name }),
+        ...(input.email === undefined ? {} : { email: input.email }),
+        ...(input.address === undefined ? {} : { address: input.address }),
+        ...(input.rate === undefined ? {} : {
+          rateAmount: input.rate === null ? null : input.rate.amount,
+          rateCurrency: input.rate === null ? null : input.rate.currency
+        })
+      }
+      const stillActive = Option.match(move, { onNone: () => current.status !== "inactive", onSome: (m) => m !== "inactive" })
+      if (Option.contains(move, "inactive")) {
+        changes.status = "inactive"
+      } else if (stillActive && (Option.isSome(move) || address !== current.address)) {
+        const registered = yield* registrations.lookup(address)
+        const linked = Option.isNone(move) && current.userSub !== null
+        changes.status = registrations.statusFor(registered, linked)
+        changes.pvk = Option.getOrElse(registered, () => current.pvk)
+      }
+      const updated = yield* repo.update(orgId, id, changes, current.status).pipe(
+        Effect.catchTag("DuplicateContractor", () => Effect.fail(duplicate))
+      )
+      return yield* Option.match(updated, {
+        onNone: () => Effect.fail(new Conflict({ error: "the contractor changed meanwhile; retry" })),
+        onSome: (row) => Effect.succeed(toContractor(row))
+      })
+    })
+
+    const check = Effect.fn("Contractors.check")(function*(orgId: OrgId, id: ContractorId) {
+      const current = yield* find(orgId, id)
+      if (current.status === "inactive" || current.status === "ready") return toContractor(current)
+      const registered = yield* registrations.lookup(current.address)
+      if (Option.isNone(registered)) return toContractor(current)
+      const updated = yield* repo.update(orgId, id, { status: "ready", pvk: registered.value }, current.status).pipe(Effect.orDie)
+      return toContractor(Option.getOrElse(updated, () => current))
+    })
+
+    const invite = Effect.fn("Contractors.invite")(function*(orgId: OrgId, id: ContractorId, now: Date) {
+      const current = yield* find(orgId, id)
+      if (current.status !== "invited") {
+        return yield* new Conflict({ error: `only an invited contractor can be invited; this one is ${current.status}` })
+      }
+      const token = randomBytes(32).toString("base64url")
+      const expiresAt = new Date(now.getTime() + INVITE_TTL_MS)
+      yield* invites.issue(orgId, id, hashToken(token), expiresAt)
+      return Invitation.make({ contractorId: id, token, expiresAt: Schema.decodeSync(Schema.DateTimeUtcFromDate)(expiresAt) })
+    })
+
+    return { create, bulk, list, get, update, check, invite } as const
+  }),
+  dependencies: [ContractorRepo.Default, InviteRepo.Default, Registrations.Default]
+}) {}
+

@@ -1,0 +1,26 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Clock, Effect } from "effect"
+import { Api } from "../Api.ts"
+import { Account } from "../Auth/Account.ts"
+import type { OrgId } from "../Domain/Ids.ts"
+import { CurrentSession } from "../Domain/Session.ts"
+import { Contractors } from "./Contractors.ts"
+
+export const ContractorsHttpLive = HttpApiBuilder.group(Api, "contractors", (handlers) =>
+  Effect.gen(function*() {
+    const contractors = yield* Contractors
+    const account = yield* Account
+    const asEmployer = <A, E, R>(f: (orgId: OrgId) => Effect.Effect<A, E, R>) =>
+      CurrentSession.pipe(Effect.flatMap(account.employerOrg), Effect.flatMap(f))
+    return handlers
+      .handle("create", ({ payload }) => asEmployer((org) => contractors.create(org, payload)))
+      .handle("bulk", ({ payload }) => asEmployer((org) => contractors.bulk(org, payload.rows)))
+      .handle("list", ({ urlParams }) => asEmployer((org) => contractors.list(org, urlParams)))
+      .handle("get", ({ path }) => asEmployer((org) => contractors.get(org, path.id)))
+      .handle("update", ({ path, payload }) => asEmployer((org) => contractors.update(org, path.id, payload)))
+      .handle("check", ({ path }) => asEmployer((org) => contractors.check(org, path.id)))
+      .handle("invite", ({ path }) =>
+        asEmployer((org) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => contractors.invite(org, path.id, new Date(now)))
+        ))
+  }))

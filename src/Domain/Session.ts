@@ -1,0 +1,50 @@
+import { Context, Schema } from "effect"
+import { ContractorId, OrgId } from "./Ids.ts"
+
+export const SignInMethod = Schema.Literal("sep10", "privy")
+export type SignInMethod = typeof SignInMethod.Type
+
+/** The verified claims of a session JWT. */
+export interface Session {
+  readonly sub: string
+  readonly method: SignInMethod
+  readonly jti: string
+  readonly expiresAt: Date
+}
+
+export class CurrentSession extends Context.Tag("Auth/CurrentSession")<CurrentSession, Session>() {}
+
+export class SessionToken extends Schema.Class<SessionToken>("SessionToken")({
+  token: Schema.String,
+  expiresAt: Schema.DateTimeUtc
+}) {}
+
+export const Role = Schema.Literal("employer", "contractor")
+
+export class Me extends Schema.Class<Me>("Me")({
+  sub: Schema.String,
+  method: SignInMethod,
+  roles: Schema.Array(Role),
+  needsOnboarding: Schema.Boolean,
+  employer: Schema.optional(Schema.Struct({ orgId: OrgId, orgName: Schema.String })),
+  contractor: Schema.optional(Schema.Struct({ id: ContractorId, name: Schema.String })),
+  invite: Schema.optional(
+    Schema.Struct({ company: Schema.String, role: Schema.Literal("contractor"), token: Schema.String })
+  )
+}) {}
+
+export class Org extends Schema.Class<Org>("Org")({
+  id: OrgId,
+  name: Schema.String,
+  createdAt: Schema.DateTimeUtc
+}) {}
+
+export class CreateOrg extends Schema.Class<CreateOrg>("CreateOrg")({
+  name: Schema.compose(
+    Schema.Trim,
+    Schema.String.pipe(
+      Schema.minLength(1, { message: () => "name must not be empty" }),
+      Schema.maxLength(200, { message: () => "name must be at most 200 characters" })
+    )
+  )
+}) {}

@@ -1,0 +1,13 @@
+import { NodeContext } from "@effect/platform-node"
+import { PgMigrator } from "@effect/sql-pg"
+import { Layer } from "effect"
+import Init from "../../migrations/0001_init.ts"
+import { PgLive } from "./PgLive.ts"
+
+/** Migrations are listed here so that they ship with the code; PgMigrator records which ran. */
+export const MigratorLive = PgMigrator.layer({
+  loader: PgMigrator.fromRecord({ "0001_init": Init })
+}).pipe(Layer.provide(NodeContext.layer))
+
+/** The database, migrated before anything uses it. */
+export const DatabaseLive = MigratorLive.pipe(Layer.provideMerge(PgLive))
