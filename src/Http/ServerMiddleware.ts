@@ -1,5 +1,6 @@
-import { FileSystem, HttpApp, HttpIncomingMessage, HttpMethod, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { HttpApp, HttpMethod, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { Effect, Either } from "effect"
 import { errorResponse, normalizeErrorBody } from "./ErrorBody.ts"
 
 export const MAX_BODY_BYTES = 256 * 1024
@@ -12,33 +13,78 @@ const loggablePath = (url: string) => url.split("?")[0]!.replace(/^\/invites\/[^
 
 const isJson = (contentType: string) => /^application\/([a-z0-9.+-]+\+)?json\b/.test(contentType)
 
+type BodyRead =
+  | { readonly _tag: "Body"; readonly text: string }
+  | { readonly _tag: "TooLarge" }
+  | { readonly _tag: "Failed" }
+
+/**
+ * Reads at most MAX_BODY_BYTES; past that it stops keeping data and lets the rest drain, so that the 413
+ * still reaches the client (the platform's own limit destroys the socket instead).
+ */
+const readBounded = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.async<BodyRead>((resume) => {
+    const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const detach = () => {
+      incoming.off("data", onData)
+      incoming.off("end", onEnd)
+      incoming.off("error", onError)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= MAX_BODY_BYTES) return chunks.push(chunk)
+      detach()
+      incoming.resume()
+      resume(Effect.succeed({ _tag: "TooLarge" }))
+    }
+    const onEnd = () => {
+      detach()
+      resume(Effect.succeed({ _tag: "Body", text: Buffer.concat(chunks).toString("utf8") }))
+    }
+    const onError = () => {
+      detach()
+      resume(Effect.succeed({ _tag: "Failed" }))
+    }
+    incoming.on("data", onData)
+    incoming.on("end", onEnd)
+    incoming.on("error", onError)
+    return Effect.sync(detach)
+  })
+
+/** The request as handlers see it: its body already read, so every body accessor reuses that text. */
+const withBody = (request: HttpServerRequest.HttpServerRequest, text: string): HttpServerRequest.HttpServerRequest =>
+  Object.create(request, { text: { value: Effect.succeed(text) } })
+
+const tooLarge = () => errorResponse(413).pipe(HttpServerResponse.setHeader("connection", "close"))
+
 /**
  * Bodies are limited before they are buffered (from Content-Length, and while reading chunked ones),
- * must be JSON, and must parse; the parsed text stays cached on the request for the handlers.
+ * must be JSON (or a form on SEP-10's token step), and must parse.
  */
 const checkBody = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
-    if (!HttpMethod.hasBody(request.method)) return Option.none<HttpServerResponse.HttpServerResponse>()
+    if (!HttpMethod.hasBody(request.method)) return Either.right(request)
     const length = request.headers["content-length"]
-    if (length !== undefined && Number(length) > MAX_BODY_BYTES) return Option.some(errorResponse(413))
+    if (length !== undefined && Number(length) > MAX_BODY_BYTES) return Either.left(tooLarge())
     const contentType = (request.headers["content-type"] ?? "").toLowerCase().trim()
     const path = request.url.split("?")[0]!
     const form = contentType.startsWith("application/x-www-form-urlencoded") && FORM_ROUTES.has(path)
     if (contentType !== "" && !isJson(contentType) && !form) {
-      return Option.some(errorResponse(415, "request bodies must be application/json"))
+      return Either.left(errorResponse(415, "request bodies must be application/json"))
     }
-    const text = yield* request.text.pipe(Effect.either)
-    if (text._tag === "Left") {
-      const tooLarge = String(text.left.cause).includes("maxBytes exceeded")
-      return Option.some(tooLarge ? errorResponse(413) : errorResponse(400, "could not read the request body"))
+    const body = yield* readBounded(request)
+    if (body._tag === "TooLarge") return Either.left(tooLarge())
+    if (body._tag === "Failed") return Either.left(errorResponse(400, "could not read the request body"))
+    if (!form && body.text.length > 0) {
+      try {
+        JSON.parse(body.text)
+      } catch {
+        return Either.left(errorResponse(400, "malformed JSON body"))
+      }
     }
-    if (form || text.right.length === 0) return Option.none()
-    try {
-      JSON.parse(text.right)
-      return Option.none()
-    } catch {
-      return Option.some(errorResponse(400, "malformed JSON body"))
-    }
+    return Either.right(withBody(request, body.text))
   })
 
 const accessLog = (request: HttpServerRequest.HttpServerRequest, status: number, started: number) =>
@@ -53,10 +99,10 @@ export const serverMiddleware = (app: HttpApp.Default): HttpApp.Default =>
     yield* HttpApp.appendPreResponseHandler((req, response) =>
       normalizeErrorBody(req, response).pipe(Effect.tap((final) => accessLog(req, final.status, started)))
     )
-    const rejected = yield* checkBody(request)
-    if (Option.isSome(rejected)) {
-      yield* accessLog(request, rejected.value.status, started)
-      return rejected.value
+    const checked = yield* checkBody(request)
+    if (Either.isLeft(checked)) {
+      yield* accessLog(request, checked.left.status, started)
+      return checked.left
     }
-    return yield* app
-  }).pipe(Effect.provideService(HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(MAX_BODY_BYTES))))
+    return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, checked.right)
+  })

@@ -1,0 +1,30 @@
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Redacted } from "effect"
+import { randomBytes } from "node:crypto"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import * as Path from "node:path"
+
+/** The PostgreSQL server the suites also run against, when CI points them at one. */
+export const serverUrl = process.env.TEST_DATABASE_URL
+
+export const backend = serverUrl === undefined ? "embedded" : "postgres"
+
+/**
+ * A fresh, empty database for one suite: a new database on the server when TEST_DATABASE_URL is set,
+ * else a new embedded data directory. Both are removed when the scope closes.
+ */
+export const freshDatabase = Effect.gen(function*() {
+  const dataDir = yield* Effect.acquireRelease(
+    Effect.promise(() => mkdtemp(Path.join(tmpdir(), "payroll-test-"))),
+    (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+  )
+  if (serverUrl === undefined) return { DATA_DIR: dataDir }
+  const name = `payroll_test_${randomBytes(6).toString("hex")}`
+  const admin = yield* PgClient.make({ url: Redacted.make(serverUrl), maxConnections: 1 })
+  yield* admin.unsafe(`CREATE DATABASE ${name}`)
+  yield* Effect.addFinalizer(() => admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.ignore))
+  const url = new URL(serverUrl)
+  url.pathname = `/${name}`
+  return { DATA_DIR: dataDir, DATABASE_URL: url.toString() }
+})
