@@ -103,12 +103,12 @@ export class LoopbackRpc {
     this.networkPassphrase = networkPassphrase
   }
 
-  /** Listens on 127.0.0.1 with a random port. Default passphrase: Networks.TESTNET. */
-  static async start(options?: { networkPassphrase?: string }): Promise<LoopbackRpc> {
+  /** Listens on 127.0.0.1 (a random port unless given). Default passphrase: Networks.TESTNET. */
+  static async start(options?: { networkPassphrase?: string; port?: number }): Promise<LoopbackRpc> {
     const server = createServer()
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject)
-      server.listen(0, "127.0.0.1", () => resolve())
+      server.listen(options?.port ?? 0, "127.0.0.1", () => resolve())
     })
     const { port } = server.address() as AddressInfo
     const rpc = new LoopbackRpc(server, `http://127.0.0.1:${port}/`, options?.networkPassphrase ?? Networks.TESTNET)
