@@ -20,17 +20,9 @@ export interface ContractorRow {
   readonly lastPaidAt: Date | null
 }
 
-export type NewContractor = {
-  readonly id: string
-  readonly orgId: OrgId
-  readonly name: string
-  readonly email: string | null
-  readonly address: string | null
-  readonly pvk: string | null
-  readonly status: ContractorStatus
-  readonly rateAmount: string | null
-  readonly rateCurrency: string | null
-}
+export type NewContractor =
+  & Pick<ContractorRow, "orgId" | "name" | "email" | "address" | "pvk" | "status" | "rateAmount" | "rateCurrency">
+  & { readonly id: string }
 
 export type ContractorChanges = Partial<
   Pick<ContractorRow, "name" | "email" | "address" | "pvk" | "status" | "rateAmount" | "rateCurrency" | "userSub">
