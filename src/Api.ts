@@ -4,6 +4,7 @@ import { AuthApi } from "./Auth/Api.ts"
 import { ContractorsApi } from "./Contractors/Api.ts"
 import { InvalidRequest } from "./Domain/Errors.ts"
 import { HealthApi } from "./Health/Api.ts"
+import { TransfersApi } from "./Transfers/Api.ts"
 import { AuditorApi, WithdrawalsApi } from "./Withdrawals/Api.ts"
 
 /** The contract: imported by the server and by the typed client, never by an implementation detail. */
@@ -12,6 +13,7 @@ export class Api extends HttpApi.make("payroll")
   .add(AuthApi)
   .add(AccountApi)
   .add(ContractorsApi)
+  .add(TransfersApi)
   .add(WithdrawalsApi)
   .add(AuditorApi)
   .addError(InvalidRequest)

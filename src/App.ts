@@ -12,6 +12,12 @@ import { ContractorsHttpLive } from "./Contractors/Http.ts"
 import { HealthHttpLive } from "./Health/Http.ts"
 import { serverMiddleware } from "./Http/ServerMiddleware.ts"
 import { DatabaseLive } from "./Sql/Migrations.ts"
+import { TransfersHttpLive } from "./Transfers/Http.ts"
+import { ReconcilerLive } from "./Transfers/Reconciler.ts"
+import { Transfers } from "./Transfers/Transfers.ts"
+import { Network } from "./Transfers/Network.ts"
+import { Settle } from "./Transfers/Settle.ts"
+import { SubmissionRepo } from "./Transfers/SubmissionRepo.ts"
 import { RpcClient } from "./Stellar/RpcClient.ts"
 import { AuditorHttpLive, WithdrawalsHttpLive } from "./Withdrawals/Http.ts"
 
@@ -20,6 +26,7 @@ const HandlersLive = Layer.mergeAll(
   AuthHttpLive,
   AccountHttpLive,
   ContractorsHttpLive,
+  TransfersHttpLive,
   WithdrawalsHttpLive,
   AuditorHttpLive
 )
@@ -30,21 +37,25 @@ const ServicesLive = Layer.mergeAll(
   Privy.Default,
   Account.Default,
   Contractors.Default,
+  Transfers.Default,
+  ReconcilerLive.pipe(Layer.provide([Network.Default, Settle.Default, SubmissionRepo.Default])),
   AuthenticationLive,
   SignInRateLimitLive
 )
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive))
 
-/**
- * The whole service on whatever `HttpServer` is provided: routes, OpenAPI at /openapi.json, docs at /docs,
- * every service, and the migrated database underneath.
- */
-export const AppLive = HttpApiBuilder.serve(serverMiddleware).pipe(
+/** One service instance on whatever `HttpServer` and database are provided. */
+export const InstanceLive = HttpApiBuilder.serve(serverMiddleware).pipe(
   Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
   Layer.provide(HttpApiBuilder.middlewareCors()),
   Layer.provide(ApiLive),
-  Layer.provide(ServicesLive),
-  Layer.provide(DatabaseLive)
+  Layer.provide(ServicesLive)
 )
+
+/**
+ * The whole service on whatever `HttpServer` is provided: routes, OpenAPI at /openapi.json, docs at /docs,
+ * every service, and the migrated database underneath.
+ */
+export const AppLive = InstanceLive.pipe(Layer.provide(DatabaseLive))

@@ -68,3 +68,23 @@ export const AuthLimitsConfig = Config.all({
   requests: Config.integer("AUTH_RATE_LIMIT").pipe(Config.withDefault(30)),
   window: Config.duration("AUTH_RATE_WINDOW").pipe(Config.withDefault(Duration.minutes(1)))
 })
+
+const commaList = (name: string) =>
+  Config.string(name).pipe(
+    Config.map((raw) => raw.split(",").map((s) => s.trim()).filter((s) => s.length > 0)),
+    Config.option
+  )
+
+/** What the fee sponsor agrees to pay for. */
+export const SponsorConfig = Config.all({
+  allowedContracts: commaList("SPONSOR_ALLOWED_CONTRACTS"),
+  maxInnerFee: Config.integer("SPONSOR_MAX_INNER_FEE").pipe(Config.withDefault(10_000_000)),
+  quota: Config.integer("SPONSOR_QUOTA").pipe(Config.withDefault(100)),
+  quotaWindow: Config.duration("SPONSOR_QUOTA_WINDOW").pipe(Config.withDefault(Duration.hours(24)))
+})
+
+/** How submissions are followed to the ledger. */
+export const SubmissionConfig = Config.all({
+  pollMargin: Config.duration("TRANSFER_POLL_MARGIN").pipe(Config.withDefault(Duration.seconds(10))),
+  reconcileInterval: Config.duration("RECONCILE_INTERVAL").pipe(Config.withDefault(Duration.seconds(5)))
+})

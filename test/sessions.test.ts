@@ -1,34 +1,17 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { exportSPKI, generateKeyPair, SignJWT } from "jose"
-import { randomUUID } from "node:crypto"
+import { generateKeyPair, SignJWT } from "jose"
 import { call, signIn } from "./support/Client.ts"
+import { PRIVY_APP, privyConfig, privyPem, privyToken } from "./support/Privy.ts"
 import { TestApp, TestAppLive } from "./support/TestApp.ts"
 
-const PRIVY_APP = "privy-test-app"
-const privyKeys = await generateKeyPair("ES256")
 const strangerKeys = await generateKeyPair("ES256")
-const privyPem = await exportSPKI(privyKeys.publicKey)
-
-const privyToken = (
-  options: { key?: typeof privyKeys.privateKey; audience?: string; expiresIn?: string | number; issuer?: string; sub?: string } = {}
-) =>
-  Effect.promise(() =>
-    new SignJWT({ sid: randomUUID() })
-      .setProtectedHeader({ alg: "ES256", typ: "JWT" })
-      .setIssuer(options.issuer ?? "privy.io")
-      .setAudience(options.audience ?? PRIVY_APP)
-      .setSubject(options.sub ?? "did:privy:cm0abc")
-      .setIssuedAt()
-      .setExpirationTime(options.expiresIn ?? "1h")
-      .sign(options.key ?? privyKeys.privateKey)
-  )
 
 const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url")
 
 const me = (token: string) => Effect.flatMap(TestApp, (app) => call(app, "GET", "/me", { token }))
 
-layer(TestAppLive({ PRIVY_APP_ID: PRIVY_APP, PRIVY_VERIFICATION_KEY: privyPem }))("session tokens", (it) => {
+layer(TestAppLive(privyConfig))("session tokens", (it) => {
   it.effect("a session JWT carries iss, sub, iat, exp (1 hour), jti and the sign-in method", () =>
     Effect.gen(function*() {
       const token = yield* signIn(yield* TestApp)

@@ -2,11 +2,12 @@ import { NodeContext } from "@effect/platform-node"
 import { PgMigrator } from "@effect/sql-pg"
 import { Layer } from "effect"
 import Init from "../../migrations/0001_init.ts"
+import Transfers from "../../migrations/0002_transfers.ts"
 import { PgLive } from "./PgLive.ts"
 
 /** Migrations are listed here so that they ship with the code; PgMigrator records which ran. */
 export const MigratorLive = PgMigrator.layer({
-  loader: PgMigrator.fromRecord({ "0001_init": Init })
+  loader: PgMigrator.fromRecord({ "0001_init": Init, "0002_transfers": Transfers })
 }).pipe(Layer.provide(NodeContext.layer))
 
 /** The database, migrated before anything uses it. */

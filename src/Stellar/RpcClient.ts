@@ -1,4 +1,4 @@
-import { Contract, Keypair, rpc, StrKey, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
+import { Contract, type FeeBumpTransaction, Keypair, rpc, StrKey, type Transaction, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
 import { Data, Duration, Effect, Option } from "effect"
 import { StellarConfig } from "../Config.ts"
 
@@ -88,6 +88,21 @@ export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", 
         return result.result.retval
       }).pipe(Effect.withSpan("RpcClient.simulateRead", { attributes: { contractId, fn } }))
 
-    return { server, networkPassphrase: config.networkPassphrase, getHealth, getNetwork, getLatestLedger, getAccountSigners, simulateRead } as const
+    const sendTransaction = (tx: Transaction | FeeBumpTransaction) =>
+      call("sendTransaction", () => server.sendTransaction(tx))
+
+    const getTransaction = (hash: string) => call("getTransaction", () => server.getTransaction(hash))
+
+    return {
+      server,
+      networkPassphrase: config.networkPassphrase,
+      getHealth,
+      getNetwork,
+      getLatestLedger,
+      getAccountSigners,
+      simulateRead,
+      sendTransaction,
+      getTransaction
+    } as const
   })
 }) {}

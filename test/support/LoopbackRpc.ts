@@ -1,32 +1,25 @@
 // A tiny in-process Stellar RPC (JSON-RPC 2.0 over node:http on 127.0.0.1) for tests.
 // It speaks the real method and field names, so `new rpc.Server(url, { allowHttp: true })`
 // from @stellar/stellar-sdk works against it unmodified. State is in memory only.
+//
+// It also keeps a ledger (see LoopbackLedger.ts): a clock closes a ledger every `ledgerIntervalMs`,
+// sendTransaction validates like stellar-core (CAP-15 fee-bumps included) and queues, the close
+// applies, and getTransaction reports the outcome. `scriptSend` scripts faults of those methods.
 import { createServer } from "node:http"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { createHash } from "node:crypto"
-import { Address, FeeBumpTransaction, Keypair, Networks, SorobanDataBuilder, StrKey, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
+import { Address, FeeBumpTransaction, Networks, SorobanDataBuilder, StrKey, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
+import { accountEntry } from "./LoopbackAccounts.ts"
+import type { LoopbackAccount, LoopbackAccountSpec } from "./LoopbackAccounts.ts"
+import { LoopbackLedger, RETENTION_WINDOW } from "./LoopbackLedger.ts"
+import type { ContractHandler, LoopbackSendScript, LoopbackTransaction } from "./LoopbackTypes.ts"
+import type { ParsedEnvelope } from "./LoopbackXdr.ts"
 
-export interface LoopbackAccountSpec {
-  id: string // G... account
-  sequence?: bigint // default 1n << 32n
-  balance?: bigint // native stroops, default 10_000 XLM
-  thresholds?: { master?: number; low?: number; medium?: number; high?: number } // defaults 1,0,0,0
-  signers?: ReadonlyArray<{ key: string; weight: number }> // extra ed25519 signers (G... keys)
-}
-
-/** The stored state of an account, as returned by `LoopbackRpc.account`. */
-export interface LoopbackAccount {
-  readonly id: string
-  readonly sequence: bigint
-  readonly balance: bigint
-  readonly thresholds: { readonly master: number; readonly low: number; readonly medium: number; readonly high: number }
-  readonly signers: ReadonlyArray<{ readonly key: string; readonly weight: number }>
-  readonly lastModifiedLedger: number
-}
-
-/** Implements one contract function; a thrown error becomes a failed simulation ("HostError: ..."). */
-export type ContractHandler = (args: ReadonlyArray<xdr.ScVal>, ctx: { source: string }) => xdr.ScVal
+export type { LoopbackAccount, LoopbackAccountSpec } from "./LoopbackAccounts.ts"
+export type { ContractHandler, LoopbackSendScript, LoopbackSendStatus, LoopbackTransaction, LoopbackTxStatus } from "./LoopbackTypes.ts"
+export type { LoopbackInnerResultCode, LoopbackResultCode, ParsedEnvelope } from "./LoopbackXdr.ts"
+export { exactFeeBump, innermostResultCode } from "./LoopbackXdr.ts"
 
 export type LoopbackFault =
   | { kind: "http500" } // answer HTTP 500 with a non-JSON-RPC body
@@ -51,21 +44,12 @@ export class RpcError extends Error {
 /** A method implementation: receives the raw `params`, returns the `result` (or throws RpcError). */
 export type MethodImpl = (params: unknown) => unknown
 
-const DEFAULT_SEQUENCE = 1n << 32n
-const DEFAULT_BALANCE = 10_000n * 10_000_000n
 const PROTOCOL_VERSION = 23
-const FIRST_LEDGER = 1000
-const LEDGER_MS = 5000 // the ledger advances by 1 every 5 s of wall clock (plus advanceLedger)
-const RETENTION_WINDOW = 120_960 // stellar-rpc's default history retention (7 days)
+const DEFAULT_LEDGER_MS = 5000 // like testnet and pubnet
 const REGISTRY_FN = "public_key"
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v)
-
-const byte = (n: number, what: string): number => {
-  if (!Number.isInteger(n) || n < 0 || n > 255) throw new RangeError(`${what} must be an integer in 0..255`)
-  return n
-}
 
 const paramsRecord = (params: unknown): Record<string, unknown> => {
   if (!isRecord(params)) throw new RpcError(-32602, "invalid parameters: expected an object")
@@ -76,85 +60,85 @@ export class LoopbackRpc {
   readonly url: string
   readonly networkPassphrase: string
   readonly #server: Server
-  readonly #accounts = new Map<string, LoopbackAccount>()
+  readonly #ledger: LoopbackLedger
   readonly #handlers = new Map<string, ContractHandler>() // key: `${contractId}/${fn}`
   readonly #registries = new Map<string, Map<string, Uint8Array>>() // contractId -> address -> key
   readonly #calls: Array<LoopbackCall> = []
-  readonly #startedAt = Date.now()
-  #ledgerOffset = 0
   #fault: { fault: LoopbackFault; methods: ReadonlySet<string> | undefined; remaining: number } | null = null
 
-  /**
-   * The method table. `sendTransaction` and `getTransaction` are not implemented yet:
-   * add them here (`this.methods.set("sendTransaction", (params) => ...)`), returning the
-   * raw JSON result exactly as stellar-rpc would.
-   */
+  /** The method table: each entry returns the raw JSON result exactly as stellar-rpc would. */
   readonly methods = new Map<string, MethodImpl>([
     ["getHealth", () => this.#getHealth()],
     ["getNetwork", () => ({ passphrase: this.networkPassphrase, protocolVersion: PROTOCOL_VERSION })],
     ["getLatestLedger", () => this.#getLatestLedger()],
     ["getLedgerEntries", (p) => this.#getLedgerEntries(p)],
-    ["simulateTransaction", (p) => this.#simulateTransaction(p)]
+    ["simulateTransaction", (p) => this.#simulateTransaction(p)],
+    ["sendTransaction", (p) => this.#sendTransaction(p)],
+    ["getTransaction", (p) => this.#getTransaction(p)]
   ])
 
-  private constructor(server: Server, url: string, networkPassphrase: string) {
+  private constructor(server: Server, url: string, networkPassphrase: string, ledgerIntervalMs: number) {
     this.#server = server
     this.url = url
     this.networkPassphrase = networkPassphrase
+    this.#ledger = new LoopbackLedger({
+      passphrase: networkPassphrase,
+      intervalMs: ledgerIntervalMs,
+      contract: (contractId, fn) => this.#handlers.get(`${contractId}/${fn}`)
+    })
   }
 
-  /** Listens on 127.0.0.1 (a random port unless given). Default passphrase: Networks.TESTNET. */
-  static async start(options?: { networkPassphrase?: string; port?: number }): Promise<LoopbackRpc> {
+  /**
+   * Listens on 127.0.0.1 (a random port unless given). Default passphrase: Networks.TESTNET.
+   * `ledgerIntervalMs` (default 5000): a ledger closes every interval; 0 closes ledgers only on
+   * `advanceLedger`. The timer is unref'ed and stops on close().
+   */
+  static async start(options?: { networkPassphrase?: string; port?: number; ledgerIntervalMs?: number }): Promise<LoopbackRpc> {
     const server = createServer()
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject)
       server.listen(options?.port ?? 0, "127.0.0.1", () => resolve())
     })
     const { port } = server.address() as AddressInfo
-    const rpc = new LoopbackRpc(server, `http://127.0.0.1:${port}/`, options?.networkPassphrase ?? Networks.TESTNET)
+    const passphrase = options?.networkPassphrase ?? Networks.TESTNET
+    const rpc = new LoopbackRpc(server, `http://127.0.0.1:${port}/`, passphrase, options?.ledgerIntervalMs ?? DEFAULT_LEDGER_MS)
     server.on("request", (req: IncomingMessage, res: ServerResponse) => rpc.#onRequest(req, res))
     return rpc
   }
 
-  /** The current ledger: 1000 at start, +1 per 5 s of wall clock, + advanceLedger() calls. */
+  /** The latest closed ledger: 1000 at start, +1 per ledger close (timer or advanceLedger). */
   get latestLedger(): number {
-    return FIRST_LEDGER + Math.floor((Date.now() - this.#startedAt) / LEDGER_MS) + this.#ledgerOffset
+    return this.#ledger.latestLedger
   }
 
-  advanceLedger(by = 1): void {
-    this.#ledgerOffset += by
+  /** Closes `by` ledgers now (applying the queued transactions in the first); returns the latest ledger. */
+  advanceLedger(by = 1): number {
+    for (let i = 0; i < by; i++) this.#ledger.close()
+    return this.#ledger.latestLedger
+  }
+
+  /** Wall-clock ms at which `ledger` closed (ledger 1000: at start); undefined if unknown. */
+  closeTimeOf(ledger: number): number | undefined {
+    return this.#ledger.closeTimeOf(ledger)
+  }
+
+  /** Resolves with the latest ledger once it reaches `sequence` (rejects on close()). */
+  waitForLedger(sequence: number): Promise<number> {
+    return this.#ledger.waitForLedger(sequence)
   }
 
   /** Creates or updates an account. Omitted fields keep their current value (or the default). */
   setAccount(spec: LoopbackAccountSpec): void {
-    Keypair.fromPublicKey(spec.id) // validates the G... key
-    const prev = this.#accounts.get(spec.id)
-    const t = spec.thresholds
-    const signers = (spec.signers ?? prev?.signers ?? []).map((s) => {
-      StrKey.decodeEd25519PublicKey(s.key)
-      return { key: s.key, weight: byte(s.weight, "signer weight") }
-    })
-    this.#accounts.set(spec.id, {
-      id: spec.id,
-      sequence: spec.sequence ?? prev?.sequence ?? DEFAULT_SEQUENCE,
-      balance: spec.balance ?? prev?.balance ?? DEFAULT_BALANCE,
-      thresholds: {
-        master: byte(t?.master ?? prev?.thresholds.master ?? 1, "master weight"),
-        low: byte(t?.low ?? prev?.thresholds.low ?? 0, "low threshold"),
-        medium: byte(t?.medium ?? prev?.thresholds.medium ?? 0, "medium threshold"),
-        high: byte(t?.high ?? prev?.thresholds.high ?? 0, "high threshold")
-      },
-      signers,
-      lastModifiedLedger: this.latestLedger
-    })
+    this.#ledger.setAccount(spec)
   }
 
   removeAccount(id: string): void {
-    this.#accounts.delete(id)
+    this.#ledger.removeAccount(id)
   }
 
+  /** Current state: applied transactions move the sequence and charge the fee source's balance. */
   account(id: string): LoopbackAccount | undefined {
-    return this.#accounts.get(id)
+    return this.#ledger.account(id)
   }
 
   setContractFunction(contractId: string, fn: string, handler: ContractHandler): void {
@@ -194,6 +178,34 @@ export class LoopbackRpc {
     this.#fault = fault === null ? null : { fault, methods, remaining: options?.times ?? Number.POSITIVE_INFINITY }
   }
 
+  /**
+   * Scripts the outcome of the next `times` (default 1) sendTransaction calls whose envelope
+   * satisfies `match` (default: any); scripts queue up FIFO, e.g. `scriptSend({ kind:
+   * "tryAgainLater" }, { times: 2 })` then a normal send. See LoopbackSendScript for the kinds.
+   */
+  scriptSend(script: LoopbackSendScript, options?: { times?: number; match?: (tx: ParsedEnvelope) => boolean }): void {
+    this.#ledger.scriptSend(script, options)
+  }
+
+  clearScripts(): void {
+    this.#ledger.clearScripts()
+  }
+
+  /** What became of one transaction hash (hex, the envelope's own hash): envelope, sends, status, ledger. */
+  transaction(hash: string): LoopbackTransaction | undefined {
+    return this.#ledger.transaction(hash)
+  }
+
+  /** Every decodable envelope sent, by hash, in order of first receipt. */
+  get transactions(): ReadonlyArray<LoopbackTransaction> {
+    return this.#ledger.transactions
+  }
+
+  /** How many times sendTransaction received the envelope with this hash (whatever the answer). */
+  sendCount(hash: string): number {
+    return this.#ledger.sendCount(hash)
+  }
+
   /** Every request received, in order (including faulted and malformed ones). */
   get calls(): ReadonlyArray<LoopbackCall> {
     return this.#calls
@@ -205,6 +217,7 @@ export class LoopbackRpc {
 
   /** Stops listening and destroys every connection, including hanging requests. */
   close(): Promise<void> {
+    this.#ledger.stop()
     return new Promise((resolve, reject) => {
       this.#server.close((err) => (err === undefined ? resolve() : reject(err)))
       this.#server.closeAllConnections()
@@ -279,13 +292,12 @@ export class LoopbackRpc {
 
   #getHealth() {
     const latestLedger = this.latestLedger
-    const oldestLedger = Math.max(1, latestLedger - RETENTION_WINDOW + 1)
-    return { status: "healthy", latestLedger, oldestLedger, ledgerRetentionWindow: RETENTION_WINDOW }
+    return { status: "healthy", latestLedger, oldestLedger: this.#ledger.oldestLedger, ledgerRetentionWindow: RETENTION_WINDOW }
   }
 
   #getLatestLedger() {
     const sequence = this.latestLedger
-    const closeTime = BigInt(Math.floor(this.#startedAt / 1000) + (sequence - FIRST_LEDGER) * (LEDGER_MS / 1000))
+    const closeTime = BigInt(this.#ledger.closeTimeSeconds(sequence))
     const hash = createHash("sha256").update(`${this.networkPassphrase}/${sequence}`).digest()
     const zero = new Uint8Array(32)
     const header = new xdr.LedgerHeader({
@@ -317,7 +329,7 @@ export class LoopbackRpc {
       try { key = xdr.LedgerKey.fromXdr(raw, "base64") } catch { throw new RpcError(-32602, `cannot unmarshal key value ${raw}`) }
       if (key.type !== "account") continue // only accounts are modelled; everything else is absent
       const id = StrKey.encodeEd25519PublicKey(key.account.accountId.ed25519.toBytes())
-      const account = this.#accounts.get(id)
+      const account = this.#ledger.account(id)
       if (account === undefined) continue
       entries.push({
         key: key.toXdr("base64"),
@@ -356,7 +368,7 @@ export class LoopbackRpc {
     }
     let retval: xdr.ScVal
     try {
-      retval = handler(call.args, { source: op.source ?? inner.source })
+      retval = handler(call.args, { source: op.source ?? inner.source, phase: "simulate" })
     } catch (e) {
       return failed(`HostError: ${e instanceof Error ? e.message : String(e)}`)
     }
@@ -369,18 +381,21 @@ export class LoopbackRpc {
       events: []
     }
   }
-}
 
-/** A real AccountEntry for the stored account; signers sorted by key like stellar-core keeps them. */
-function accountEntry(account: LoopbackAccount): xdr.AccountEntry {
-  const { master, low, medium, high } = account.thresholds
-  const signers = account.signers
-    .map((s) => ({ raw: StrKey.decodeEd25519PublicKey(s.key), weight: s.weight }))
-    .sort((a, b) => Buffer.compare(a.raw, b.raw))
-    .map((s) => new xdr.Signer({ key: xdr.SignerKey.signerKeyTypeEd25519(s.raw), weight: s.weight }))
-  return new xdr.AccountEntry({
-    accountId: Keypair.fromPublicKey(account.id).xdrPublicKey(), balance: account.balance, seqNum: account.sequence,
-    numSubEntries: signers.length, inflationDest: null, flags: 0, homeDomain: "",
-    thresholds: Uint8Array.from([master, low, medium, high]), signers, ext: xdr.AccountEntryExt.v0()
-  })
+  #sendTransaction(params: unknown) {
+    const envelope = paramsRecord(params).transaction
+    if (typeof envelope !== "string") throw new RpcError(-32602, "invalid_xdr")
+    const result = this.#ledger.send(envelope)
+    if (result === undefined) throw new RpcError(-32602, "invalid_xdr") // what stellar-rpc answers
+    return result
+  }
+
+  #getTransaction(params: unknown) {
+    const hash = paramsRecord(params).hash
+    if (typeof hash !== "string" || hash.length !== 64) {
+      throw new RpcError(-32602, `unexpected hash length (${typeof hash === "string" ? hash.length : 0})`)
+    }
+    if (!/^[0-9a-fA-F]{64}$/.test(hash)) throw new RpcError(-32602, "incorrect hash: encoding/hex: invalid byte")
+    return this.#ledger.get(hash)
+  }
 }

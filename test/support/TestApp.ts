@@ -2,65 +2,98 @@ import { Reactivity } from "@effect/experimental"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Keypair } from "@stellar/stellar-sdk"
-import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel } from "effect"
+import { ConfigProvider, Context, Effect, ExecutionStrategy, Exit, Layer, Logger, LogLevel, Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
-import { AppLive } from "../../src/App.ts"
+import { AppLive, InstanceLive } from "../../src/App.ts"
+import { DatabaseLive } from "../../src/Sql/Migrations.ts"
 import { LoopbackRpc } from "./LoopbackRpc.ts"
 import { ShiftedClock } from "./ShiftedClock.ts"
-import { freshDatabase } from "./TestDatabase.ts"
+import { backend, freshDatabase } from "./TestDatabase.ts"
 
 export const CONFIDENTIAL_TOKEN = "CADQOBYHA4DQOBYHA4DQOBYHA4DQOBYHA4DQOBYHA4DQOBYHA4DQP5KR"
+
+export interface Instance {
+  readonly url: string
+  /** Stops this instance as a crash would look to its peers: its HTTP server and background work end. */
+  readonly stop: Effect.Effect<void>
+}
 
 export interface TestAppShape {
   readonly url: string
   readonly rpc: LoopbackRpc
   readonly clock: ShiftedClock
   readonly sep10Key: Keypair
+  readonly sponsorKey: Keypair
   readonly jwtSecret: string
   readonly config: Readonly<Record<string, string>>
+  /** Starts one more service instance on the same database and RPC. */
+  readonly startInstance: Effect.Effect<Instance>
 }
 
 export class TestApp extends Context.Tag("test/TestApp")<TestApp, TestAppShape>() {}
 
-export const loopbackRpc = Effect.acquireRelease(
-  Effect.promise(() => LoopbackRpc.start()),
-  (rpc) => Effect.promise(() => rpc.close())
-)
+export const loopbackRpc = (ledgerIntervalMs = 50) =>
+  Effect.acquireRelease(
+    Effect.promise(() => LoopbackRpc.start({ ledgerIntervalMs })),
+    (rpc) => Effect.promise(() => rpc.close())
+  )
 
 /**
  * The whole service, as `main.ts` composes it, on a random loopback port with a fresh database,
  * the loopback Stellar RPC and a clock the test can move. `config` adds or overrides settings.
+ * Further instances share the database: on a PostgreSQL server each has its own pool; the embedded
+ * database serves one session, so there they share its one connection.
  */
-export const TestAppLive = (config: Readonly<Record<string, string>> = {}) =>
+export const TestAppLive = (
+  config: Readonly<Record<string, string>> = {},
+  options: { readonly ledgerIntervalMs?: number } = {}
+) =>
   Layer.scoped(
     TestApp,
     Effect.gen(function*() {
-      const rpc = yield* loopbackRpc
+      const rpc = yield* loopbackRpc(options.ledgerIntervalMs)
       const database = yield* freshDatabase.pipe(Effect.provide(Reactivity.layer))
       const sep10Key = Keypair.random()
+      const sponsorKey = Keypair.random()
       const jwtSecret = randomBytes(32).toString("base64url")
       const settings: Record<string, string> = {
         ...database,
         STELLAR_RPC_URL: rpc.url,
         JWT_SECRET: jwtSecret,
         SEP10_SIGNING_SECRET: sep10Key.secret(),
-        SPONSOR_SECRET: Keypair.random().secret(),
+        SPONSOR_SECRET: sponsorKey.secret(),
         FAUCET_SECRET: Keypair.random().secret(),
         CONFIDENTIAL_TOKEN_CONTRACT: CONFIDENTIAL_TOKEN,
         PUBLIC_URL: "http://payroll.test",
         ...config
       }
+      rpc.setAccount({ id: sponsorKey.publicKey() })
       const clock = new ShiftedClock()
-      const server = AppLive.pipe(
-        Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })),
-        Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings))))),
-        Layer.provide(Layer.setClock(clock)),
-        Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+      const environment = Layer.mergeAll(
+        Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))),
+        Layer.setClock(clock),
+        Logger.minimumLogLevel(LogLevel.Warning)
       )
-      const context = yield* Layer.build(server)
-      const address = Context.get(context, HttpServer.HttpServer).address
-      const url = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : ""
-      return { url, rpc, clock, sep10Key, jwtSecret, config: settings }
+      const outer = yield* Effect.scope
+      const shared = backend === "embedded"
+        ? yield* Layer.buildWithScope(DatabaseLive.pipe(Layer.provide(environment)), outer)
+        : undefined
+
+      const startInstance = Effect.gen(function*() {
+        const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
+        const app = shared === undefined ? AppLive : Layer.fresh(InstanceLive).pipe(Layer.provide(Layer.succeedContext(shared)))
+        const server = app.pipe(
+          Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })),
+          Layer.provide(environment)
+        )
+        const context = yield* Layer.buildWithScope(server, scope)
+        const address = Context.get(context, HttpServer.HttpServer).address
+        const url = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : ""
+        return { url, stop: Scope.close(scope, Exit.void) }
+      }).pipe(Effect.orDie)
+
+      const first = yield* startInstance
+      return { url: first.url, rpc, clock, sep10Key, sponsorKey, jwtSecret, config: settings, startInstance }
     })
   )

@@ -1,0 +1,86 @@
+import { Address, Keypair, StrKey, Transaction, xdr } from "@stellar/stellar-sdk"
+import { Either } from "effect"
+import { Forbidden, InvalidRequest } from "../Domain/Errors.ts"
+import { SponsorRefused } from "../Domain/Transfer.ts"
+
+export const TRANSFER_FUNCTION = "confidential_transfer"
+export const MAX_VALIDITY_SECONDS = 600
+
+const invalid = (error: string) => Either.left(new InvalidRequest({ error }))
+const refuse = (rule: string, error: string) => Either.left(new SponsorRefused({ rule, error }))
+
+/** A base64 v1 transaction envelope for this network, with at most (and at least) one operation. */
+export const decodeInner = (signedXDR: string, networkPassphrase: string): Either.Either<Transaction, InvalidRequest> => {
+  let envelope: xdr.TransactionEnvelope
+  try {
+    envelope = xdr.TransactionEnvelope.fromXdr(signedXDR, "base64")
+  } catch {
+    return invalid("signedXDR is not a base64 transaction envelope")
+  }
+  if (envelope.type === "envelopeTypeTxFeeBump") return invalid("fee-bump envelopes are not accepted: send the inner transaction")
+  if (envelope.type !== "envelopeTypeTx") return invalid("signedXDR must be a v1 transaction envelope")
+  const tx = new Transaction(envelope, networkPassphrase)
+  if (tx.operations.length !== 1) return invalid("the transaction must have exactly one operation")
+  return Either.right(tx)
+}
+
+/** Keys whose valid signature over this network's hash the envelope carries. */
+export const validSigners = (tx: Transaction, candidates: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const hash = tx.hash()
+  return candidates.filter((key) => {
+    const keypair = Keypair.fromPublicKey(key)
+    const hint = keypair.signatureHint()
+    return tx.signatures.some((sig) =>
+      Buffer.from(sig.hint.toBytes()).equals(Buffer.from(hint)) && keypair.verify(hash, sig.signature.toBytes())
+    )
+  })
+}
+
+/** The transaction and every operation must be sourced by the signed-in account. */
+export const checkSources = (tx: Transaction, sub: string): Either.Either<void, Forbidden> => {
+  if (tx.source !== sub) {
+    return Either.left(new Forbidden({ error: "the transaction's source account must be the signed-in account" }))
+  }
+  if (tx.operations.some((op) => op.source !== undefined && op.source !== sub)) {
+    return Either.left(new Forbidden({ error: "every operation's source account must be the signed-in account" }))
+  }
+  return Either.right(undefined)
+}
+
+export interface Policy {
+  readonly allowedContracts: ReadonlySet<string>
+  readonly maxInnerFee: number
+}
+
+export interface TransferCall {
+  readonly contract: string
+  readonly args: ReadonlyArray<xdr.ScVal>
+  readonly maxTime: number
+}
+
+/** The sponsor's rules, each refusal naming its rule: what is called, on which contract, for what fee, until when. */
+export const checkPolicy = (tx: Transaction, policy: Policy, nowSeconds: number): Either.Either<TransferCall, SponsorRefused> => {
+  const op = tx.operations[0]!
+  if (op.type !== "invokeHostFunction") return refuse("operation", "only an invokeHostFunction operation is sponsored")
+  if (op.func.type !== "hostFunctionTypeInvokeContract") {
+    return refuse("function", `only ${TRANSFER_FUNCTION} contract calls are sponsored`)
+  }
+  const call = op.func.invokeContract
+  if (call.functionName.toString() !== TRANSFER_FUNCTION) {
+    return refuse("function", `only ${TRANSFER_FUNCTION} contract calls are sponsored`)
+  }
+  const contract = Address.fromScAddress(call.contractAddress).toString()
+  if (!StrKey.isValidContract(contract) || !policy.allowedContracts.has(contract)) {
+    return refuse("contract", "the contract is not on the sponsor's allow-list")
+  }
+  if (Number(tx.fee) > policy.maxInnerFee) {
+    return refuse("fee", `the inner fee ${tx.fee} exceeds the sponsor's cap of ${policy.maxInnerFee} stroops`)
+  }
+  const maxTime = Number(tx.timeBounds?.maxTime ?? 0)
+  if (maxTime === 0) return refuse("timebounds", "the transaction needs time bounds with a maxTime")
+  if (maxTime <= nowSeconds) return refuse("timebounds", "the transaction's maxTime has passed")
+  if (maxTime > nowSeconds + MAX_VALIDITY_SECONDS) {
+    return refuse("timebounds", `the transaction's maxTime may be at most ${MAX_VALIDITY_SECONDS / 60} minutes ahead`)
+  }
+  return Either.right({ contract, args: call.args, maxTime })
+}

@@ -1,0 +1,146 @@
+import { FeeBumpTransaction, type Transaction } from "@stellar/stellar-sdk"
+import { Clock, DateTime, Duration, Effect, Option, Schedule } from "effect"
+import { Account } from "../Auth/Account.ts"
+import { StellarConfig, SubmissionConfig } from "../Config.ts"
+import { Conflict, InvalidRequest, NotImplemented, notFound, UpstreamUnavailable } from "../Domain/Errors.ts"
+import type { OrgId } from "../Domain/Ids.ts"
+import type { Session } from "../Domain/Session.ts"
+import { SponsorRefused, type TransferRequest, TransferStatus } from "../Domain/Transfer.ts"
+import { RpcClient } from "../Stellar/RpcClient.ts"
+import { checkPolicy, checkSources, decodeInner, validSigners } from "./Envelope.ts"
+import { followSchedule, Network } from "./Network.ts"
+import { answerFor, Settle } from "./Settle.ts"
+import { FINAL_STATES, type Submission, SubmissionRepo } from "./SubmissionRepo.ts"
+import { Sponsor } from "./Sponsor.ts"
+
+const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+/** POST /transfer: check, fee-bump, persist, submit, follow to the ledger. */
+export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers", {
+  effect: Effect.gen(function*() {
+    const { networkPassphrase } = yield* StellarConfig
+    const { pollMargin, reconcileInterval } = yield* SubmissionConfig
+    const leaseFor = Duration.times(reconcileInterval, 3)
+    const account = yield* Account
+    const sponsor = yield* Sponsor
+    const repo = yield* SubmissionRepo
+    const network = yield* Network
+    const settle = yield* Settle
+    const rpc = yield* RpcClient
+
+    /** The envelope must carry a valid signature of its source (or one of its signers) for this network. */
+    const signedForThisNetwork = (tx: Transaction) =>
+      Effect.gen(function*() {
+        if (validSigners(tx, [tx.source]).length > 0) return true
+        const signers = yield* rpc.getAccountSigners(tx.source).pipe(
+          Effect.mapError(() => new UpstreamUnavailable({ error: "could not read the source account from Stellar RPC" }))
+        )
+        return Option.match(signers, {
+          onNone: () => false,
+          onSome: ({ weights }) => validSigners(tx, Object.keys(weights).filter((k) => (weights[k] ?? 0) > 0)).length > 0
+        })
+      })
+
+    /** Holds the lease while this request drives the submission, so the reconciler leaves it alone. */
+    const heartbeat = (innerHash: string) =>
+      Effect.flatMap(now, (at) => repo.lease(innerHash, new Date(at.getTime() + Duration.toMillis(leaseFor)))).pipe(
+        Effect.repeat(Schedule.spaced(reconcileInterval)),
+        Effect.ignore
+      )
+
+    const drive = (row: Submission, tx: FeeBumpTransaction, deadline: Date) =>
+      Effect.gen(function*() {
+        const sent = yield* network.send(tx, deadline)
+        yield* settle.afterSend(row, sent)
+        if (sent._tag === "Unreachable") {
+          return yield* new UpstreamUnavailable({ error: "Stellar RPC is unreachable; the transfer will be retried" })
+        }
+        if (sent._tag === "Accepted") yield* settle.afterPoll(row, yield* network.poll(row.outerHash, deadline))
+      }).pipe(
+        Effect.raceFirst(heartbeat(row.innerHash).pipe(Effect.zipRight(Effect.never))),
+        Effect.ensuring(Effect.flatMap(now, (at) => repo.lease(row.innerHash, at)))
+      )
+
+    /** Another request or instance has this transaction: wait for its outcome instead of sending it again. */
+    const follow = (innerHash: string, deadline: Date) =>
+      Effect.gen(function*() {
+        const budget = Duration.millis(Math.max(0, deadline.getTime() - (yield* Clock.currentTimeMillis)))
+        return yield* repo.find(innerHash).pipe(
+          Effect.flatMap((row) =>
+            Option.isSome(row) && FINAL_STATES.includes(row.value.state) ? Effect.succeed(row.value) : Effect.fail(row)
+          ),
+          Effect.retry(followSchedule(budget)),
+          Effect.catchAll((row) => Option.isSome(row) ? Effect.succeed(row.value) : Effect.dieMessage("submission vanished"))
+        )
+      })
+
+    const submit = Effect.fn("Transfers.submit")(function*(session: Session, request: TransferRequest) {
+      if (session.method !== "sep10") {
+        return yield* new NotImplemented({ error: "sponsored transfers need a wallet (SEP-10) session" })
+      }
+      const tx = yield* decodeInner(request.signedXDR, networkPassphrase)
+      if (!(yield* signedForThisNetwork(tx))) {
+        return yield* new InvalidRequest({ error: "the transaction carries no valid signature of its source for this network" })
+      }
+      yield* checkSources(tx, session.sub)
+      const orgId = yield* account.employerOrg(session)
+      const at = yield* now
+      const call = yield* checkPolicy(tx, sponsor.policy, Math.floor(at.getTime() / 1000))
+      if (request.payoutId !== undefined) {
+        return yield* new SponsorRefused({ rule: "payout", error: "payout links are not available yet: submit without payoutId" })
+      }
+      const fee = sponsor.feeBump(tx)
+      const innerHash = Buffer.from(tx.hash()).toString("hex")
+      const outerHash = Buffer.from(fee.hash()).toString("hex")
+      const deadline = new Date(call.maxTime * 1000 + Duration.toMillis(pollMargin))
+      yield* Effect.annotateLogsScoped({ hash: outerHash, source: tx.source })
+      const row = {
+        innerHash,
+        outerHash,
+        envelope: fee.toXDR(),
+        source: tx.source,
+        sessionSub: session.sub,
+        orgId,
+        payoutId: null,
+        maxTime: new Date(call.maxTime * 1000),
+        leaseUntil: new Date(at.getTime() + Duration.toMillis(leaseFor))
+      }
+      const created = yield* repo.create(row, {
+        limit: sponsor.quota,
+        since: new Date(at.getTime() - Duration.toMillis(sponsor.quotaWindow)),
+        now: at
+      })
+      if (created === "quota") {
+        return yield* new SponsorRefused({ rule: "quota", error: `the source account has used its ${sponsor.quota} sponsored transfers for this window` })
+      }
+      if (created === "created") {
+        const stored = yield* repo.find(innerHash).pipe(Effect.map(Option.getOrThrow))
+        yield* drive(stored, fee, deadline)
+      }
+      const final = yield* follow(innerHash, deadline)
+      if (final.orgId !== orgId) return yield* new Conflict({ error: "this transaction was submitted by another organization" })
+      return yield* answerFor(final)
+    }, Effect.scoped)
+
+    const status = Effect.fn("Transfers.status")(function*(orgId: OrgId, hash: string) {
+      const row = yield* repo.find(hash.toLowerCase())
+      if (Option.isNone(row) || row.value.orgId !== orgId) return yield* notFound("transfer")
+      const s = row.value
+      return new TransferStatus({
+        hash: s.outerHash,
+        innerHash: s.innerHash,
+        source: s.source,
+        state: s.state,
+        ...(s.resultCode === null ? {} : { resultCode: s.resultCode }),
+        ...(s.ledger === null ? {} : { ledger: s.ledger }),
+        ...(s.payoutId === null ? {} : { payoutId: s.payoutId }),
+        createdAt: DateTime.unsafeMake(s.createdAt),
+        updatedAt: DateTime.unsafeMake(s.updatedAt)
+      })
+    })
+
+    return { submit, status, drive, envelopeOf: (row: Submission) => new FeeBumpTransaction(row.envelope, networkPassphrase) } as const
+  }),
+  dependencies: [Account.Default, Sponsor.Default, SubmissionRepo.Default, Network.Default, Settle.Default, RpcClient.Default]
+}) {}
+

@@ -1,0 +1,386 @@
+// The loopback RPC's ledger: accounts, a ledger clock, stellar-core's transaction queue
+// (one pending transaction per source account, replace-by-fee for fee-bumps), CAP-15 fee-bump
+// validation, application at ledger close, and scripted outcomes for fault tests.
+import { xdr } from "@stellar/stellar-sdk"
+import { createHash } from "node:crypto"
+import { accountFromSpec } from "./LoopbackAccounts.ts"
+import type { LoopbackAccount, LoopbackAccountSpec } from "./LoopbackAccounts.ts"
+import {
+  BASE_FEE, contractCall, decodeEnvelope, failedOpResults, innerResult, invokeSuccess, isAuthorized, outerResult,
+  parseEnvelope, signedWeight, transactionMeta
+} from "./LoopbackXdr.ts"
+import type { LoopbackInnerResultCode, LoopbackResultCode, ParsedEnvelope } from "./LoopbackXdr.ts"
+import type { ContractHandler, LoopbackSendScript, LoopbackSendStatus, LoopbackTransaction, LoopbackTxStatus } from "./LoopbackTypes.ts"
+
+interface TxRecord extends LoopbackTransaction {
+  parsed: ParsedEnvelope
+  envelopeXdr: string
+  sends: Array<{ at: number; status: LoopbackSendStatus; errorCode: string | undefined }>
+  status: LoopbackTxStatus
+  fate: "apply" | "neverLands" | { fail: Exclude<LoopbackInnerResultCode, "txSuccess"> }
+  acceptedAt: number | undefined
+  ledger: number | undefined
+  applicationOrder: number | undefined
+  resultXdr: string | undefined
+  resultMetaXdr: string | undefined
+  returnValue: xdr.ScVal | undefined
+}
+
+type Verdict =
+  | { status: "PENDING"; replaces: TxRecord | undefined }
+  | { status: "DUPLICATE" | "TRY_AGAIN_LATER" }
+  | { status: "ERROR"; result: xdr.TransactionResult }
+
+export const FIRST_LEDGER = 1000
+export const RETENTION_WINDOW = 120_960 // stellar-rpc's default history retention (7 days)
+const FEE_MULTIPLIER = 10n // stellar-core: a replacing fee-bump needs 10x the fee rate
+
+const ceilDiv = (a: bigint, b: bigint): bigint => (a + b - 1n) / b
+const inclusionFee = (p: ParsedEnvelope): bigint => p.fee - p.resourceFee
+const opCount = (p: ParsedEnvelope): bigint => BigInt(p.feeBump ? p.innerOps + 1 : p.innerOps)
+const minFee = (p: ParsedEnvelope): bigint => p.resourceFee + BASE_FEE * opCount(p) // feeCharged on validation errors
+
+export class LoopbackLedger {
+  readonly #passphrase: string
+  readonly #intervalMs: number
+  readonly #contract: (contractId: string, fn: string) => ContractHandler | undefined
+  readonly #startedAt = Date.now()
+  #sequence = FIRST_LEDGER
+  readonly #closeTimes = new Map<number, number>([[FIRST_LEDGER, this.#startedAt]])
+  readonly #accounts = new Map<string, LoopbackAccount>()
+  readonly #records = new Map<string, TxRecord>()
+  #pending: Array<TxRecord> = []
+  readonly #scripts: Array<{ script: LoopbackSendScript; remaining: number; match: ((tx: ParsedEnvelope) => boolean) | undefined }> = []
+  readonly #waiters = new Set<{ sequence: number; resolve: (n: number) => void; reject: (e: Error) => void }>()
+  readonly #timer: NodeJS.Timeout | undefined
+
+  constructor(options: { passphrase: string; intervalMs: number; contract: (contractId: string, fn: string) => ContractHandler | undefined }) {
+    if (!(options.intervalMs >= 0)) throw new RangeError("ledgerIntervalMs must be >= 0")
+    this.#passphrase = options.passphrase
+    this.#intervalMs = options.intervalMs
+    this.#contract = options.contract
+    if (options.intervalMs > 0) {
+      this.#timer = setInterval(() => this.close(), options.intervalMs)
+      this.#timer.unref() // the ledger clock never keeps the process alive
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.#timer)
+    for (const w of this.#waiters) w.reject(new Error("loopback RPC closed"))
+    this.#waiters.clear()
+  }
+
+  // ---- clock ----
+
+  get latestLedger(): number {
+    return this.#sequence
+  }
+
+  get oldestLedger(): number {
+    return Math.max(1, this.#sequence - RETENTION_WINDOW + 1)
+  }
+
+  /** Wall-clock ms at which `ledger` closed (the first ledger: at start), undefined if unknown. */
+  closeTimeOf(ledger: number): number | undefined {
+    return this.#closeTimes.get(ledger)
+  }
+
+  /** Unix seconds of a ledger's close, extrapolated (one interval per ledger) before the start. */
+  closeTimeSeconds(ledger: number): number {
+    const ms = this.#closeTimes.get(ledger) ?? this.#startedAt - (FIRST_LEDGER - ledger) * (this.#intervalMs || 5000)
+    return Math.floor(ms / 1000)
+  }
+
+  /** Closes one ledger now: applies every transaction accepted since the last close, in order. */
+  close(): number {
+    const sequence = ++this.#sequence
+    const closedAt = Date.now()
+    this.#closeTimes.set(sequence, closedAt)
+    this.#closeTimes.delete(sequence - RETENTION_WINDOW)
+    const batch = this.#pending
+    this.#pending = []
+    let order = 0
+    for (const record of batch) {
+      if (record.fate === "neverLands") {
+        record.status = "DROPPED"
+        continue
+      }
+      try {
+        this.#apply(record, sequence, ++order, Math.floor(closedAt / 1000))
+      } catch (e) { // a bug here must not crash the test process from a timer
+        record.status = "FAILED"
+        record.ledger = sequence
+        record.applicationOrder = order
+        record.resultXdr = outerResult(record.parsed, "txInternalError", 0n).toXdr("base64")
+        record.resultMetaXdr = transactionMeta(record.parsed, { success: false, returnValue: null }).toXdr("base64")
+        console.error("LoopbackLedger: applying", record.hash, "failed:", e)
+      }
+    }
+    for (const w of this.#waiters) {
+      if (w.sequence <= sequence) {
+        this.#waiters.delete(w)
+        w.resolve(sequence)
+      }
+    }
+    return sequence
+  }
+
+  /** Resolves with the latest ledger once it is at least `sequence`. */
+  waitForLedger(sequence: number): Promise<number> {
+    if (this.#sequence >= sequence) return Promise.resolve(this.#sequence)
+    return new Promise((resolve, reject) => this.#waiters.add({ sequence, resolve, reject }))
+  }
+
+  // ---- accounts ----
+
+  setAccount(spec: LoopbackAccountSpec): void {
+    this.#accounts.set(spec.id, accountFromSpec(spec, this.#accounts.get(spec.id), this.#sequence))
+  }
+
+  removeAccount(id: string): void {
+    this.#accounts.delete(id)
+  }
+
+  account(id: string): LoopbackAccount | undefined {
+    return this.#accounts.get(id)
+  }
+
+  // ---- scripts and introspection ----
+
+  scriptSend(script: LoopbackSendScript, options?: { times?: number; match?: (tx: ParsedEnvelope) => boolean }): void {
+    this.#scripts.push({ script, remaining: options?.times ?? 1, match: options?.match })
+  }
+
+  clearScripts(): void {
+    this.#scripts.length = 0
+  }
+
+  transaction(hash: string): LoopbackTransaction | undefined {
+    return this.#records.get(hash.toLowerCase())
+  }
+
+  /** Every transaction hash sent (decodable envelopes only), in order of first receipt. */
+  get transactions(): ReadonlyArray<LoopbackTransaction> {
+    return [...this.#records.values()]
+  }
+
+  sendCount(hash: string): number {
+    return this.#records.get(hash.toLowerCase())?.sends.length ?? 0
+  }
+
+  // ---- JSON-RPC results (stellar-rpc's wire format: close times are strings of unix seconds) ----
+
+  /** The raw sendTransaction result, or undefined when the parameter is not a TransactionEnvelope. */
+  send(envelopeXdr: string): Record<string, unknown> | undefined {
+    const envelope = decodeEnvelope(envelopeXdr)
+    if (envelope === undefined) return undefined
+    const answer = (hash: string, status: LoopbackSendStatus, result?: xdr.TransactionResult) => ({
+      status, hash, latestLedger: this.#sequence, latestLedgerCloseTime: String(this.closeTimeSeconds(this.#sequence)),
+      ...(result === undefined ? {} : { errorResultXdr: result.toXdr("base64") })
+    })
+    let parsed: ParsedEnvelope
+    try {
+      parsed = parseEnvelope(envelopeXdr, this.#passphrase)
+    } catch {
+      const hash = createHash("sha256").update(envelope.toXdr("raw")).digest("hex")
+      const malformed = new xdr.TransactionResult({ feeCharged: 0n, result: xdr.TransactionResultResult.txMalformed(), ext: xdr.TransactionResultExt.v0() })
+      return answer(hash, "ERROR", malformed)
+    }
+    const record = this.#record(parsed)
+    const respond = (status: LoopbackSendStatus, result?: xdr.TransactionResult) => {
+      record.sends.push({ at: Date.now(), status, errorCode: result === undefined ? undefined : codeName(result) })
+      return answer(parsed.hash, status, result)
+    }
+
+    const scripted = this.#scripts.find((s) => s.match === undefined || s.match(parsed))
+    const take = () => {
+      if (scripted !== undefined && --scripted.remaining <= 0) this.#scripts.splice(this.#scripts.indexOf(scripted), 1)
+    }
+    if (scripted?.script.kind === "tryAgainLater") {
+      take()
+      return respond("TRY_AGAIN_LATER")
+    }
+    if (scripted?.script.kind === "error") {
+      take()
+      const { code, innerCode } = scripted.script
+      return respond("ERROR", outerResult(parsed, code, minFee(parsed), innerCode === undefined ? undefined : { innerCode }))
+    }
+
+    const verdict = this.#admit(parsed)
+    if (verdict.status === "ERROR") return respond("ERROR", verdict.result)
+    if (verdict.status !== "PENDING") return respond(verdict.status)
+    if (verdict.replaces !== undefined) {
+      verdict.replaces.status = "DROPPED"
+      this.#pending.splice(this.#pending.indexOf(verdict.replaces), 1)
+    }
+    record.fate = "apply"
+    if (scripted?.script.kind === "neverLands") record.fate = "neverLands"
+    if (scripted?.script.kind === "failOnApply") record.fate = { fail: scripted.script.code ?? "txFailed" }
+    if (record.fate !== "apply") take()
+    record.envelopeXdr = envelopeXdr
+    record.parsed = parsed // the same hash may come with other signatures
+    record.status = "PENDING"
+    record.acceptedAt = Date.now()
+    this.#pending.push(record)
+    return respond("PENDING")
+  }
+
+  /** The raw getTransaction result for a 64-hex-digit hash. */
+  get(hash: string): Record<string, unknown> {
+    const latest = this.#sequence
+    const oldest = this.oldestLedger
+    const common = {
+      txHash: hash,
+      latestLedger: latest, latestLedgerCloseTime: String(this.closeTimeSeconds(latest)),
+      oldestLedger: oldest, oldestLedgerCloseTime: String(this.closeTimeSeconds(oldest)),
+      events: {}
+    }
+    const r = this.#records.get(hash.toLowerCase())
+    if (r === undefined || r.ledger === undefined || (r.status !== "SUCCESS" && r.status !== "FAILED")) {
+      return { status: "NOT_FOUND", ...common, applicationOrder: 0, feeBump: false, ledger: 0, createdAt: "0" }
+    }
+    return {
+      status: r.status, ...common, applicationOrder: r.applicationOrder, feeBump: r.feeBump,
+      envelopeXdr: r.envelopeXdr, resultXdr: r.resultXdr, resultMetaXdr: r.resultMetaXdr,
+      ledger: r.ledger, createdAt: String(this.closeTimeSeconds(r.ledger))
+    }
+  }
+
+  // ---- admission (stellar-core's TransactionQueue::canAdd + checkValid) ----
+
+  #record(parsed: ParsedEnvelope): TxRecord {
+    let record = this.#records.get(parsed.hash)
+    if (record === undefined) {
+      record = {
+        hash: parsed.hash, envelopeXdr: parsed.envelopeXdr, feeBump: parsed.feeBump,
+        innerHash: Buffer.from(parsed.innerHash).toString("hex"), source: parsed.source, feeSource: parsed.feeSource,
+        fee: parsed.fee, sends: [], status: "NOT_ACCEPTED", acceptedAt: undefined, ledger: undefined,
+        applicationOrder: undefined, resultXdr: undefined, resultMetaXdr: undefined, returnValue: undefined,
+        parsed, fate: "apply"
+      }
+      this.#records.set(parsed.hash, record)
+    }
+    return record
+  }
+
+  #admit(parsed: ParsedEnvelope): Verdict {
+    let replaces: TxRecord | undefined
+    const queued = this.#pending.find((r) => r.source === parsed.source)
+    if (queued !== undefined) {
+      if (queued.hash === parsed.hash || (queued.feeBump && !parsed.feeBump && queued.innerHash === parsed.hash)) {
+        return { status: "DUPLICATE" }
+      }
+      if (parsed.sequence < queued.parsed.sequence) return { status: "ERROR", result: outerResult(parsed, "txBadSeq", minFee(parsed)) }
+      // one transaction per source account; only a fee-bump of the same sequence may replace it
+      if (!parsed.feeBump || parsed.sequence !== queued.parsed.sequence) return { status: "TRY_AGAIN_LATER" }
+      const old = queued.parsed
+      const needed = inclusionFee(old) * opCount(parsed) * FEE_MULTIPLIER
+      if (inclusionFee(parsed) * opCount(old) < needed) {
+        return { status: "ERROR", result: outerResult(parsed, "txInsufficientFee", ceilDiv(needed, opCount(old)) + parsed.resourceFee) }
+      }
+      replaces = queued
+    }
+    const error = this.#validate(parsed, replaces)
+    if (error !== undefined) return { status: "ERROR", result: error }
+    const known = this.#records.get(parsed.hash)?.status
+    if (known === "SUCCESS" || known === "FAILED") return { status: "DUPLICATE" }
+    return { status: "PENDING", replaces }
+  }
+
+  #validate(p: ParsedEnvelope, replaces: TxRecord | undefined): xdr.TransactionResult | undefined {
+    const fee = minFee(p)
+    const inner = (code: LoopbackInnerResultCode) => innerResult(p, code, fee)
+    const outer = (code: LoopbackResultCode, charged = fee) => outerResult(p, code, charged)
+    const ops = BigInt(p.innerOps)
+    if (p.feeBump) {
+      // CAP-15: the outer inclusion fee covers innerOps + 1 operations, at a rate no lower than the inner one
+      const outerIncl = inclusionFee(p)
+      const innerIncl = p.innerFee - p.resourceFee
+      if (outerIncl < BASE_FEE * (ops + 1n)) return outer("txInsufficientFee", p.resourceFee + BASE_FEE * (ops + 1n))
+      if (ops > 0n && outerIncl * ops < innerIncl * (ops + 1n)) {
+        return outer("txInsufficientFee", p.resourceFee + ceilDiv(innerIncl * (ops + 1n), ops))
+      }
+      const feeAccount = this.#accounts.get(p.feeSource)
+      if (feeAccount === undefined) return outer("txNoAccount")
+      const tx = p.tx
+      if (!isAuthorized(signedWeight(feeAccount, tx.hash(), tx.signatures), feeAccount.thresholds.low)) return outer("txBadAuth")
+      if (feeAccount.balance < p.fee) return outer("txInsufficientBalance")
+    }
+    if (p.innerOps === 0) return inner("txMissingOperation")
+    if (p.innerOps > 1 && p.inner.operations.some((op) => op.type === "invokeHostFunction")) return inner("txMalformed")
+    const now = BigInt(Math.floor(Date.now() / 1000))
+    const tb = p.inner.timeBounds
+    if (tb !== undefined && now < BigInt(tb.minTime)) return inner("txTooEarly")
+    if (tb !== undefined && tb.maxTime !== "0" && now > BigInt(tb.maxTime)) return inner("txTooLate")
+    const lb = p.inner.ledgerBounds
+    const next = this.#sequence + 1
+    if (lb !== undefined && next < lb.minLedger) return inner("txTooEarly")
+    if (lb !== undefined && lb.maxLedger !== 0 && next >= lb.maxLedger) return inner("txTooLate")
+    if (!p.feeBump && inclusionFee(p) < BASE_FEE * ops) return inner("txInsufficientFee")
+    const source = this.#accounts.get(p.source)
+    if (source === undefined) return inner("txNoAccount")
+    if (p.sequence !== source.sequence + 1n) return inner("txBadSeq")
+    if (!isAuthorized(signedWeight(source, p.inner.hash(), p.inner.signatures), source.thresholds.low)) return inner("txBadAuth")
+    // the fee source must also cover the fees of its other queued transactions
+    const payer = this.#accounts.get(p.feeSource)
+    const queuedFees = this.#pending.reduce((sum, r) => (r.feeSource === p.feeSource && r !== replaces ? sum + r.fee : sum), 0n)
+    if (payer === undefined || payer.balance - p.fee < queuedFees) {
+      return p.feeBump ? outer("txInsufficientBalance") : inner("txInsufficientBalance")
+    }
+    return undefined
+  }
+
+  // ---- application at ledger close ----
+
+  #apply(record: TxRecord, ledger: number, order: number, closeTime: number): void {
+    const p = record.parsed
+    const update = (id: string, patch: Partial<Pick<LoopbackAccount, "sequence" | "balance">>) => {
+      const account = this.#accounts.get(id)
+      if (account !== undefined) this.#accounts.set(id, { ...account, ...patch, lastModifiedLedger: ledger })
+    }
+    const finish = (result: xdr.TransactionResult, success: boolean, returnValue: xdr.ScVal | null) => {
+      record.status = success ? "SUCCESS" : "FAILED"
+      record.ledger = ledger
+      record.applicationOrder = order
+      record.resultXdr = result.toXdr("base64")
+      record.resultMetaXdr = transactionMeta(p, { success, returnValue }).toXdr("base64")
+      record.returnValue = returnValue ?? undefined
+    }
+    const payer = this.#accounts.get(p.feeSource)
+    if (payer === undefined) return finish(outerResult(p, "txNoAccount", 0n), false, null)
+    const charged = p.fee < payer.balance ? p.fee : payer.balance // stellar-core charges at most the balance
+    update(p.feeSource, { balance: payer.balance - charged })
+    const innerFeeCharged = p.feeBump ? p.innerFee : 0n
+    const fail = (code: Exclude<LoopbackInnerResultCode, "txSuccess">, ops?: Array<xdr.OperationResult>) =>
+      finish(innerResult(p, code, charged, { innerFeeCharged, ...(ops === undefined ? {} : { ops }) }), false, null)
+
+    const source = this.#accounts.get(p.source)
+    if (source === undefined) return fail("txNoAccount")
+    if (p.sequence !== source.sequence + 1n) return fail("txBadSeq")
+    const tb = p.inner.timeBounds
+    if (tb !== undefined && tb.maxTime !== "0" && BigInt(closeTime) > BigInt(tb.maxTime)) return fail("txTooLate")
+    update(p.source, { sequence: p.sequence })
+    if (record.fate !== "apply" && record.fate !== "neverLands") return fail(record.fate.fail)
+
+    const results: Array<xdr.OperationResult> = []
+    let returnValue: xdr.ScVal | null = null
+    for (const op of p.inner.operations) { // only invokeHostFunction operations are executed
+      if (op.type !== "invokeHostFunction") return fail("txFailed", failedOpResults(p.inner).map((r, i) => results[i] ?? r))
+      const call = contractCall(op)
+      const handler = call === undefined ? undefined : this.#contract(call.contractId, call.fn)
+      try {
+        returnValue = handler === undefined || call === undefined ? xdr.ScVal.scvVoid() : handler(call.args, { source: op.source ?? p.inner.source, phase: "apply" })
+      } catch {
+        return fail("txFailed", failedOpResults(p.inner).map((r, i) => results[i] ?? r))
+      }
+      results.push(invokeSuccess(returnValue))
+    }
+    finish(innerResult(p, "txSuccess", charged, { ops: results, innerFeeCharged }), true, returnValue)
+  }
+}
+
+function codeName(result: xdr.TransactionResult): string {
+  const r = result.result
+  return r.type === "txFeeBumpInnerFailed" || r.type === "txFeeBumpInnerSuccess" ? `${r.type}(${r.innerResultPair.result.result.type})` : r.type
+}

@@ -1,0 +1,52 @@
+// Public types of the loopback RPC's ledger (re-exported by LoopbackRpc.ts).
+import type { xdr } from "@stellar/stellar-sdk"
+import type { LoopbackInnerResultCode, LoopbackResultCode } from "./LoopbackXdr.ts"
+
+/**
+ * Implements one contract function, for simulateTransaction (`phase: "simulate"`) and for
+ * transactions applied at ledger close (`phase: "apply"`). A thrown error fails the simulation
+ * ("HostError: ...") or the transaction (txFailed, invokeHostFunctionTrapped).
+ */
+export type ContractHandler = (args: ReadonlyArray<xdr.ScVal>, ctx: { source: string; phase: "simulate" | "apply" }) => xdr.ScVal
+
+/**
+ * A scripted answer for the next matching sendTransaction (see `LoopbackRpc.scriptSend`):
+ * - tryAgainLater: answer TRY_AGAIN_LATER without looking at the transaction;
+ * - error: answer ERROR with a TransactionResult of top-level `code` (e.g. "txBadSeq"); with
+ *   code "txFeeBumpInnerFailed", `innerCode` is the wrapped inner code;
+ * - failOnApply: validate normally; if accepted (PENDING), apply it as FAILED with `code`
+ *   (default txFailed, the invokeHostFunction op trapped), charging the fee and the sequence;
+ * - neverLands: validate normally; if accepted (PENDING), drop it at the next ledger close
+ *   without applying it (getTransaction stays NOT_FOUND; a later resend is a new submission).
+ * Scripts that validate first are consumed only by a send that is accepted.
+ */
+export type LoopbackSendScript =
+  | { kind: "tryAgainLater" }
+  | { kind: "error"; code: LoopbackResultCode; innerCode?: LoopbackInnerResultCode }
+  | { kind: "failOnApply"; code?: Exclude<LoopbackInnerResultCode, "txSuccess"> }
+  | { kind: "neverLands" }
+
+export type LoopbackSendStatus = "PENDING" | "DUPLICATE" | "TRY_AGAIN_LATER" | "ERROR"
+
+/** NOT_ACCEPTED: never answered PENDING; DROPPED: accepted but replaced by fee or scripted never to land. */
+export type LoopbackTxStatus = "NOT_ACCEPTED" | "PENDING" | "SUCCESS" | "FAILED" | "DROPPED"
+
+/** What the loopback knows about one transaction hash (the envelope's own hash, hex). */
+export interface LoopbackTransaction {
+  readonly hash: string
+  readonly envelopeXdr: string // base64, as last received
+  readonly feeBump: boolean
+  readonly innerHash: string
+  readonly source: string
+  readonly feeSource: string
+  readonly fee: bigint // the (outer) fee bid, charged in full when applied
+  readonly sends: ReadonlyArray<{ readonly at: number; readonly status: LoopbackSendStatus; readonly errorCode: string | undefined }>
+  readonly status: LoopbackTxStatus
+  readonly acceptedAt: number | undefined // wall-clock ms of the last PENDING answer
+  readonly ledger: number | undefined
+  readonly applicationOrder: number | undefined
+  readonly resultXdr: string | undefined
+  readonly resultMetaXdr: string | undefined
+  readonly returnValue: xdr.ScVal | undefined
+}
+
