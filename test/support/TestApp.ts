@@ -83,14 +83,16 @@ export const TestAppLive = (
       const startInstance = Effect.gen(function*() {
         const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
         const app = shared === undefined ? AppLive : Layer.fresh(InstanceLive).pipe(Layer.provide(Layer.succeedContext(shared)))
+        const node = createServer()
         const server = app.pipe(
-          Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })),
+          Layer.provideMerge(NodeHttpServer.layer(() => node, { host: "127.0.0.1", port: 0 })),
           Layer.provide(environment)
         )
         const context = yield* Layer.buildWithScope(server, scope)
         const address = Context.get(context, HttpServer.HttpServer).address
         const url = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : ""
-        return { url, stop: Scope.close(scope, Exit.void) }
+        const stop = Effect.sync(() => node.closeAllConnections()).pipe(Effect.zipRight(Scope.close(scope, Exit.void)))
+        return { url, stop }
       }).pipe(Effect.orDie)
 
       const first = yield* startInstance
