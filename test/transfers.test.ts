@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { FeeBumpTransaction, Keypair, Networks, Operation, StrKey, TransactionBuilder, Account } from "@stellar/stellar-sdk"
+import { FeeBumpTransaction, Keypair, Networks, Operation, StrKey, TransactionBuilder, Account, MuxedAccount } from "@stellar/stellar-sdk"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import { call } from "./support/Client.ts"
@@ -55,6 +55,13 @@ layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_
         const opSource = yield* postTransfer(app, token, innerTransfer(app, wallet, { opSource: other.publicKey() }))
         expect(opSource.status).toBe(403)
         expect(opSource.body.error).toContain("every operation's source")
+        const muxed = new TransactionBuilder(new MuxedAccount(new Account(wallet.publicKey(), "1"), "7"), {
+          fee: "1001",
+          networkPassphrase: Networks.TESTNET
+        }).addOperation(Operation.bumpSequence({ bumpTo: "5" })).setTimeout(60).build()
+        muxed.sign(wallet)
+        const viaMuxed = yield* postTransfer(app, token, muxed.toXDR())
+        expect(viaMuxed.status).toBe(403)
       }))
 
     it.effect("the sponsor's policy refuses with 422 naming the rule", () =>

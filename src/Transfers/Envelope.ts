@@ -27,7 +27,7 @@ export const decodeInner = (signedXDR: string, networkPassphrase: string): Eithe
 /** Keys whose valid signature over this network's hash the envelope carries. */
 export const validSigners = (tx: Transaction, candidates: ReadonlyArray<string>): ReadonlyArray<string> => {
   const hash = tx.hash()
-  return candidates.filter((key) => {
+  return candidates.filter(StrKey.isValidEd25519PublicKey).filter((key) => {
     const keypair = Keypair.fromPublicKey(key)
     const hint = keypair.signatureHint()
     return tx.signatures.some((sig) =>

@@ -1,4 +1,4 @@
-import { FeeBumpTransaction, type Transaction } from "@stellar/stellar-sdk"
+import { FeeBumpTransaction, StrKey, type Transaction } from "@stellar/stellar-sdk"
 import { Clock, DateTime, Duration, Effect, Option, Schedule } from "effect"
 import { Account } from "../Auth/Account.ts"
 import { StellarConfig, SubmissionConfig } from "../Config.ts"
@@ -31,6 +31,8 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
     /** The envelope must carry a valid signature of its source (or one of its signers) for this network. */
     const signedForThisNetwork = (tx: Transaction) =>
       Effect.gen(function*() {
+        // A muxed or otherwise foreign source is refused by the source check (403) that follows.
+        if (!StrKey.isValidEd25519PublicKey(tx.source)) return true
         if (validSigners(tx, [tx.source]).length > 0) return true
         const signers = yield* rpc.getAccountSigners(tx.source).pipe(
           Effect.mapError(() => new UpstreamUnavailable({ error: "could not read the source account from Stellar RPC" }))
