@@ -3,6 +3,7 @@ import { AccountApi } from "./Auth/AccountApi.ts"
 import { AuthApi } from "./Auth/Api.ts"
 import { ContractorsApi } from "./Contractors/Api.ts"
 import { InvalidRequest } from "./Domain/Errors.ts"
+import { BatchesApi, BatchRunsApi, ContractorPortalApi } from "./Batches/Api.ts"
 import { HealthApi } from "./Health/Api.ts"
 import { TransfersApi } from "./Transfers/Api.ts"
 import { AuditorApi, WithdrawalsApi } from "./Withdrawals/Api.ts"
@@ -14,6 +15,9 @@ export class Api extends HttpApi.make("payroll")
   .add(AccountApi)
   .add(ContractorsApi)
   .add(TransfersApi)
+  .add(BatchesApi)
+  .add(BatchRunsApi)
+  .add(ContractorPortalApi)
   .add(WithdrawalsApi)
   .add(AuditorApi)
   .addError(InvalidRequest)

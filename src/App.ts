@@ -7,6 +7,11 @@ import { AuthHttpLive } from "./Auth/Http.ts"
 import { Privy } from "./Auth/Privy.ts"
 import { AuthenticationLive, SignInRateLimitLive } from "./Auth/SecurityLive.ts"
 import { Sep10 } from "./Auth/Sep10.ts"
+import { BatchRuns, BatchWorkerLive } from "./Batches/BatchRuns.ts"
+import { Batches } from "./Batches/Batches.ts"
+import { JobRepo } from "./Batches/JobRepo.ts"
+import { ContractorPayouts } from "./Batches/ContractorPayouts.ts"
+import { BatchesHttpLive, BatchRunsHttpLive, ContractorPortalHttpLive } from "./Batches/Http.ts"
 import { Contractors } from "./Contractors/Contractors.ts"
 import { ContractorsHttpLive } from "./Contractors/Http.ts"
 import { HealthHttpLive } from "./Health/Http.ts"
@@ -27,6 +32,9 @@ const HandlersLive = Layer.mergeAll(
   AccountHttpLive,
   ContractorsHttpLive,
   TransfersHttpLive,
+  BatchesHttpLive,
+  BatchRunsHttpLive,
+  ContractorPortalHttpLive,
   WithdrawalsHttpLive,
   AuditorHttpLive
 )
@@ -38,6 +46,10 @@ const ServicesLive = Layer.mergeAll(
   Account.Default,
   Contractors.Default,
   Transfers.Default,
+  Batches.Default,
+  BatchRuns.Default,
+  ContractorPayouts.Default,
+  BatchWorkerLive.pipe(Layer.provide([BatchRuns.Default, Transfers.Default, JobRepo.Default])),
   ReconcilerLive.pipe(Layer.provide([Network.Default, Settle.Default, SubmissionRepo.Default])),
   AuthenticationLive,
   SignInRateLimitLive

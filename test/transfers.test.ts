@@ -146,7 +146,7 @@ layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_
         expect(app.rpc.sendCount(first.body.hash)).toBe(1)
       }))
 
-    it.effect("payout links wait for the batches milestone", () =>
+    it.effect("an unknown payout is 404", () =>
       Effect.gen(function*() {
         const app = yield* TestApp
         const { wallet, token } = yield* walletEmployer(app)
@@ -154,8 +154,8 @@ layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_
           token,
           json: { signedXDR: innerTransfer(app, wallet), payoutId: "7b0c4a43-3c5e-4c5a-9c56-1f0f6f1f7d10" }
         })
-        expect(res.status).toBe(422)
-        expect(res.body.rule).toBe("payout")
+        expect(res.status).toBe(404)
+        expect(res.body.error).toBe("payout not found")
       }))
   }
 )

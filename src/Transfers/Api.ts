@@ -18,6 +18,7 @@ export class TransfersApi extends HttpApiGroup.make("transfers")
       .addError(UpstreamUnavailable)
       .addError(TransferTimeout)
       .addError(Conflict)
+      .addError(NotFound)
       .annotate(
         OpenApi.Description,
         "Fork B: fee-bumps a client-signed confidential_transfer transaction with the service's sponsor and waits for the ledger"

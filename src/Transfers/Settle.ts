@@ -1,4 +1,5 @@
-import { Effect, Match } from "effect"
+import { Clock, Effect, Match } from "effect"
+import { PayoutLink } from "../Batches/PayoutLink.ts"
 import { TransferRejected, TransferResult, TransferTimeout } from "../Domain/Transfer.ts"
 import type { PollOutcome, SendOutcome } from "./Network.ts"
 import { IN_FLIGHT, type Submission, SubmissionRepo } from "./SubmissionRepo.ts"
@@ -7,6 +8,28 @@ import { IN_FLIGHT, type Submission, SubmissionRepo } from "./SubmissionRepo.ts"
 export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
   effect: Effect.gen(function*() {
     const repo = yield* SubmissionRepo
+    const payouts = yield* PayoutLink
+
+    /** Moves the submission and, when it pays a payout, the payout with it, in one transaction. */
+    const finish = (
+      row: Submission,
+      to: "success" | "failed" | "rejected" | "expired",
+      fields: { readonly resultCode?: string; readonly ledger?: number }
+    ) =>
+      repo.atomically(Effect.gen(function*() {
+        const moved = yield* repo.transition(row.innerHash, IN_FLIGHT, to, fields)
+        if (!moved) return false
+        if (to === "rejected" || to === "expired") yield* repo.releaseQuota(row.innerHash)
+        if (row.payoutId !== null) {
+          const now = new Date(yield* Clock.currentTimeMillis)
+          yield* payouts.markFinal(
+            row.payoutId,
+            to === "success" ? { settled: true } : { settled: false, error: fields.resultCode ?? to },
+            now
+          )
+        }
+        return true
+      }))
 
     const log = (row: Submission, message: string) =>
       Effect.logInfo(message).pipe(Effect.annotateLogs({ hash: row.outerHash, source: row.source }))
@@ -15,35 +38,28 @@ export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
       Match.valueTags(outcome, {
         Accepted: () => repo.transition(row.innerHash, ["pending"], "submitted").pipe(Effect.zipRight(log(row, "transfer submitted"))),
         Rejected: ({ code }) =>
-          repo.transition(row.innerHash, IN_FLIGHT, "rejected", { resultCode: code }).pipe(
-            Effect.zipRight(repo.releaseQuota(row.innerHash)),
-            Effect.zipRight(log(row, `transfer rejected: ${code}`))
-          ),
+          finish(row, "rejected", { resultCode: code }).pipe(Effect.zipRight(log(row, `transfer rejected: ${code}`))),
         Expired: () => expire(row),
         Unreachable: ({ message }) => log(row, `Stellar RPC unreachable while sending: ${message}`)
       })
 
     const afterPoll = (row: Submission, outcome: PollOutcome) =>
       Match.valueTags(outcome, {
-        Landed: ({ ledger }) =>
-          repo.transition(row.innerHash, IN_FLIGHT, "success", { ledger }).pipe(Effect.zipRight(log(row, "transfer settled"))),
+        Landed: ({ ledger }) => finish(row, "success", { ledger }).pipe(Effect.zipRight(log(row, "transfer settled"))),
         Failed: ({ code, ledger }) =>
-          repo.transition(row.innerHash, IN_FLIGHT, "failed", { resultCode: code, ledger }).pipe(
-            Effect.zipRight(log(row, `transfer failed: ${code}`))
-          ),
+          finish(row, "failed", { resultCode: code, ledger }).pipe(Effect.zipRight(log(row, `transfer failed: ${code}`))),
         NotYet: () => Effect.void
       })
 
     /** Past its maxTime and not on the ledger: it never will be, and its quota comes back. */
     const expire = (row: Submission) =>
-      repo.transition(row.innerHash, IN_FLIGHT, "expired", { resultCode: "txTooLate" }).pipe(
-        Effect.zipRight(repo.releaseQuota(row.innerHash)),
+      finish(row, "expired", { resultCode: "txTooLate" }).pipe(
         Effect.zipRight(log(row, "transfer expired before reaching the ledger"))
       )
 
     return { afterSend, afterPoll, expire } as const
   }),
-  dependencies: [SubmissionRepo.Default]
+  dependencies: [SubmissionRepo.Default, PayoutLink.Default]
 }) {}
 
 /** The HTTP answer for a submission in its current state. */

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option } from "effect"
 import type { OrgId } from "../Domain/Ids.ts"
 import type { SubmissionState } from "../Domain/Transfer.ts"
@@ -9,7 +10,7 @@ export interface Submission {
   readonly envelope: string
   readonly source: string
   readonly sessionSub: string
-  readonly orgId: OrgId
+  readonly orgId: OrgId | null
   readonly payoutId: string | null
   readonly state: SubmissionState
   readonly resultCode: string | null
@@ -43,20 +44,29 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
      * Records the submission and reserves one unit of the source's quota in one transaction, serialized per
      * source account by an advisory lock so that concurrent requests on any number of instances never exceed it.
      */
-    const create = (row: NewSubmission, quota: { readonly limit: number; readonly since: Date; readonly now: Date }) =>
+    const create = <E = never>(
+      row: NewSubmission,
+      quota: { readonly limit: number; readonly since: Date; readonly now: Date } | undefined,
+      link: Effect.Effect<void, E | SqlError> = Effect.void
+    ) =>
       Effect.gen(function*() {
         yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`sponsor-quota:${row.source}`}))`
         const existing = yield* sql`SELECT 1 FROM submissions WHERE inner_hash = ${row.innerHash}`
         if (existing.length > 0) return "exists" as CreateOutcome
-        const counted = yield* sql<{ used: number }>`
-          SELECT count(*)::int AS used FROM sponsor_quota WHERE source = ${row.source} AND reserved_at > ${quota.since}`
-        if ((counted[0]?.used ?? 0) >= quota.limit) return "quota" as CreateOutcome
+        if (quota !== undefined) {
+          const counted = yield* sql<{ used: number }>`
+            SELECT count(*)::int AS used FROM sponsor_quota WHERE source = ${row.source} AND reserved_at > ${quota.since}`
+          if ((counted[0]?.used ?? 0) >= quota.limit) return "quota" as CreateOutcome
+        }
         yield* sql`INSERT INTO submissions ${sql.insert({ ...row, state: "pending" })}`
-        yield* sql`INSERT INTO sponsor_quota ${
-          sql.insert({ innerHash: row.innerHash, source: row.source, reservedAt: quota.now })
-        }`
+        if (quota !== undefined) {
+          yield* sql`INSERT INTO sponsor_quota ${
+            sql.insert({ innerHash: row.innerHash, source: row.source, reservedAt: quota.now })
+          }`
+        }
+        yield* link
         return "created" as CreateOutcome
-      }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("SubmissionRepo.create"))
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("SubmissionRepo.create"))
 
     const find = (hash: string) =>
       sql<Submission>`SELECT ${columns} FROM submissions WHERE inner_hash = ${hash} OR outer_hash = ${hash}`.pipe(
@@ -64,6 +74,9 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
         Effect.orDie,
         Effect.withSpan("SubmissionRepo.find")
       )
+
+    /** Runs `effect` in one transaction (a state change and what follows from it). */
+    const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>) => sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die))
 
     /** Moves the submission on when it is still in one of `from`; false when another writer got there first. */
     const transition = (
@@ -99,6 +112,6 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
           FOR UPDATE SKIP LOCKED)
         RETURNING ${columns}`.pipe(Effect.orDie, Effect.withSpan("SubmissionRepo.claimStale"))
 
-    return { create, find, transition, releaseQuota, lease, claimStale } as const
+    return { create, find, transition, releaseQuota, lease, claimStale, atomically } as const
   })
 }) {}

@@ -1,6 +1,7 @@
 import { FeeBumpTransaction, StrKey, type Transaction } from "@stellar/stellar-sdk"
 import { Clock, DateTime, Duration, Effect, Option, Schedule } from "effect"
 import { Account } from "../Auth/Account.ts"
+import { PayoutLink } from "../Batches/PayoutLink.ts"
 import { StellarConfig, SubmissionConfig } from "../Config.ts"
 import { Conflict, InvalidRequest, NotImplemented, notFound, UpstreamUnavailable } from "../Domain/Errors.ts"
 import type { OrgId } from "../Domain/Ids.ts"
@@ -27,6 +28,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
     const network = yield* Network
     const settle = yield* Settle
     const rpc = yield* RpcClient
+    const payouts = yield* PayoutLink
 
     /** The envelope must carry a valid signature of its source (or one of its signers) for this network. */
     const signedForThisNetwork = (tx: Transaction) =>
@@ -88,9 +90,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
       const orgId = yield* account.employerOrg(session)
       const at = yield* now
       const call = yield* checkPolicy(tx, sponsor.policy, Math.floor(at.getTime() / 1000))
-      if (request.payoutId !== undefined) {
-        return yield* new SponsorRefused({ rule: "payout", error: "payout links are not available yet: submit without payoutId" })
-      }
+      if (request.payoutId !== undefined) yield* payouts.check(orgId, request.payoutId, call.args)
       const fee = sponsor.feeBump(tx)
       const innerHash = Buffer.from(tx.hash()).toString("hex")
       const outerHash = Buffer.from(fee.hash()).toString("hex")
@@ -103,15 +103,15 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
         source: tx.source,
         sessionSub: session.sub,
         orgId,
-        payoutId: null,
+        payoutId: request.payoutId ?? null,
         maxTime: new Date(call.maxTime * 1000),
         leaseUntil: new Date(at.getTime() + Duration.toMillis(leaseFor))
       }
-      const created = yield* repo.create(row, {
-        limit: sponsor.quota,
-        since: new Date(at.getTime() - Duration.toMillis(sponsor.quotaWindow)),
-        now: at
-      })
+      const created = yield* repo.create(
+        row,
+        { limit: sponsor.quota, since: new Date(at.getTime() - Duration.toMillis(sponsor.quotaWindow)), now: at },
+        request.payoutId === undefined ? Effect.void : payouts.markSubmitted(request.payoutId, outerHash, at)
+      )
       if (created === "quota") {
         return yield* new SponsorRefused({ rule: "quota", error: `the source account has used its ${sponsor.quota} sponsored transfers for this window` })
       }
@@ -143,6 +143,6 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
 
     return { submit, status, drive, envelopeOf: (row: Submission) => new FeeBumpTransaction(row.envelope, networkPassphrase) } as const
   }),
-  dependencies: [Account.Default, Sponsor.Default, SubmissionRepo.Default, Network.Default, Settle.Default, RpcClient.Default]
+  dependencies: [Account.Default, PayoutLink.Default, Sponsor.Default, SubmissionRepo.Default, Network.Default, Settle.Default, RpcClient.Default]
 }) {}
 

@@ -1,0 +1,178 @@
+import { StrKey, TransactionBuilder, type Transaction } from "@stellar/stellar-sdk"
+import { Cause, Clock, Duration, Effect, Exit, Layer, Option, Queue, Schedule } from "effect"
+import { randomUUID } from "node:crypto"
+import { Account } from "../Auth/Account.ts"
+import { StellarConfig, SubmissionConfig } from "../Config.ts"
+import { BatchJob, type BatchRun, JobAccepted, JobResult } from "../Domain/Batch.ts"
+import { NotFound, NotImplemented } from "../Domain/Errors.ts"
+import type { OrgId } from "../Domain/Ids.ts"
+import type { Session } from "../Domain/Session.ts"
+import { TransferRequest } from "../Domain/Transfer.ts"
+import { Transfers } from "../Transfers/Transfers.ts"
+import { type JobItemRow, JobRepo, type JobRow, type ResultRow } from "./JobRepo.ts"
+
+const unknownJob = new NotFound({ error: "unknown job" })
+const JOBS_PER_INSTANCE = 4
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+interface Planned {
+  readonly i: number
+  readonly item: JobItemRow
+  readonly tx: Option.Option<Transaction>
+}
+
+/** Items of one source account, in sequence-number order; undecodable items stand alone. */
+export const plan = (items: ReadonlyArray<JobItemRow>, networkPassphrase: string): ReadonlyArray<ReadonlyArray<Planned>> => {
+  const groups = new Map<string, Array<Planned>>()
+  const alone: Array<ReadonlyArray<Planned>> = []
+  items.forEach((item, i) => {
+    let tx: Transaction | undefined
+    try {
+      const decoded = TransactionBuilder.fromXDR(item.signedXDR, networkPassphrase)
+      if ("sequence" in decoded) tx = decoded
+    } catch {
+      tx = undefined
+    }
+    if (tx === undefined || !StrKey.isValidEd25519PublicKey(tx.source)) return alone.push([{ i, item, tx: Option.fromNullable(tx) }])
+    const group = groups.get(tx.source) ?? []
+    group.push({ i, item, tx: Option.some(tx) })
+    groups.set(tx.source, group)
+  })
+  const ordered = [...groups.values()].map((group) =>
+    group.sort((a, b) => {
+      const sa = BigInt(Option.getOrThrow(a.tx).sequence)
+      const sb = BigInt(Option.getOrThrow(b.tx).sequence)
+      return sa < sb ? -1 : sa > sb ? 1 : a.i - b.i
+    })
+  )
+  return [...ordered, ...alone]
+}
+
+/** POST /batch and GET /batch/{jobId}: durable batch runs of signed transfers, worked in the background. */
+export class BatchRuns extends Effect.Service<BatchRuns>()("Batches/BatchRuns", {
+  effect: Effect.gen(function*() {
+    const jobs = yield* JobRepo
+    const account = yield* Account
+    const wake = yield* Queue.sliding<void>(1)
+
+    const start = Effect.fn("BatchRuns.start")(function*(session: Session, run: BatchRun) {
+      if (session.method !== "sep10") {
+        return yield* new NotImplemented({ error: "sponsored transfers need a wallet (SEP-10) session" })
+      }
+      const orgId = yield* account.employerOrg(session)
+      const id = randomUUID()
+      const items = run.transactions.map((t) => ({ signedXDR: t.signedXDR, ...(t.payoutId === undefined ? {} : { payoutId: t.payoutId }) }))
+      yield* jobs.create({ id, orgId, sessionSub: session.sub, items }, new Date(yield* Clock.currentTimeMillis))
+      yield* Queue.offer(wake, undefined)
+      return new JobAccepted({ jobId: id })
+    })
+
+    const poll = Effect.fn("BatchRuns.poll")(function*(orgId: OrgId, jobId: string) {
+      if (!UUID.test(jobId)) return yield* unknownJob
+      const job = yield* jobs.find(orgId, jobId.toLowerCase())
+      if (Option.isNone(job)) return yield* unknownJob
+      const results = yield* jobs.results(job.value.id)
+      return new BatchJob({
+        jobId: job.value.id,
+        createdAt: job.value.createdAt.getTime(),
+        results: results.map((r) => new JobResult({ i: r.i, hash: r.hash, status: r.status, ...(r.error === null ? {} : { error: r.error }) })),
+        ...(job.value.error === null ? {} : { error: job.value.error })
+      })
+    })
+
+    return { start, poll, wake } as const
+  }),
+  dependencies: [JobRepo.Default, Account.Default]
+}) {}
+
+const describe = (i: number, innerHash: string, exit: Exit.Exit<{ readonly hash: string }, unknown>): ResultRow => {
+  if (Exit.isSuccess(exit)) return { i, hash: exit.value.hash, status: "SUCCESS", error: null }
+  const failure = Cause.failureOption(exit.cause)
+  if (Option.isNone(failure)) return { i, hash: innerHash, status: "ERROR", error: "internal error" }
+  const e = failure.value as { _tag?: string; error?: string; hash?: string; resultCode?: string }
+  const hash = e.hash ?? innerHash
+  switch (e._tag) {
+    case "TransferRejected":
+      return { i, hash, status: "FAILED", error: `${e.error ?? "failed"} (${e.resultCode ?? "unknown"})` }
+    case "TransferTimeout":
+      return { i, hash, status: "TIMEOUT", error: e.error ?? "not final yet" }
+    case "UpstreamUnavailable":
+      return { i, hash, status: "ERROR", error: e.error ?? "Stellar RPC unreachable" }
+    default:
+      return { i, hash, status: "REFUSED", error: e.error ?? "refused" }
+  }
+}
+
+/**
+ * Every instance works the queue: it claims jobs with SKIP LOCKED, keeps their lease while working, and runs the
+ * items of each source account in sequence order while different accounts proceed concurrently. An item that
+ * already has a result is not run again; one that was sent before a crash is followed, not re-sent.
+ */
+export const BatchWorkerLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const jobs = yield* JobRepo
+    const runs = yield* BatchRuns
+    const transfers = yield* Transfers
+    const { networkPassphrase } = yield* StellarConfig
+    const { reconcileInterval } = yield* SubmissionConfig
+    const leaseFor = Duration.toMillis(Duration.times(reconcileInterval, 3))
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    const runItem = (job: JobRow, done: ReadonlySet<number>) => (planned: Planned) =>
+      Effect.gen(function*() {
+        if (done.has(planned.i)) return
+        const innerHash = Option.match(planned.tx, { onNone: () => "", onSome: (tx) => Buffer.from(tx.hash()).toString("hex") })
+        const session: Session = { sub: job.sessionSub, method: "sep10", jti: job.id, expiresAt: new Date(0) }
+        const request = TransferRequest.make({
+          signedXDR: planned.item.signedXDR,
+          ...(planned.item.payoutId === undefined ? {} : { payoutId: planned.item.payoutId })
+        })
+        const exit = yield* transfers.submit(session, request).pipe(Effect.exit)
+        yield* jobs.record(job.id, describe(planned.i, innerHash, exit))
+      })
+
+    const work = (job: JobRow) =>
+      Effect.gen(function*() {
+        const done = new Set((yield* jobs.results(job.id)).map((r) => r.i))
+        const groups = plan(job.items, networkPassphrase)
+        yield* Effect.forEach(groups, (group) => Effect.forEach(group, runItem(job, done), { discard: true }), {
+          concurrency: 16,
+          discard: true
+        })
+        yield* jobs.finish(job.id, yield* now, null)
+        yield* Effect.logInfo("batch run finished").pipe(Effect.annotateLogs({ jobId: job.id, items: job.items.length }))
+      }).pipe(
+        Effect.raceFirst(
+          Effect.flatMap(now, (at) => jobs.lease(job.id, new Date(at.getTime() + leaseFor))).pipe(
+            Effect.repeat(Schedule.spaced(reconcileInterval)),
+            Effect.zipRight(Effect.never)
+          )
+        ),
+        Effect.withSpan("BatchWorker.work", { attributes: { jobId: job.id } })
+      )
+
+    const slots = yield* Effect.makeSemaphore(JOBS_PER_INSTANCE)
+
+    /** Claims and works jobs, a few at a time, until none is left to claim. */
+    const drain: Effect.Effect<void> = Effect.gen(function*() {
+      yield* slots.take(1)
+      const at = yield* now
+      const job = yield* jobs.claim(at, new Date(at.getTime() + leaseFor))
+      if (Option.isNone(job)) return yield* slots.release(1)
+      yield* Effect.fork(
+        work(job.value).pipe(
+          Effect.catchAllCause((cause) => Effect.logError("batch run failed", cause)),
+          Effect.ensuring(slots.release(1))
+        )
+      )
+      yield* drain
+    })
+
+    yield* Effect.race(Queue.take(runs.wake), Effect.sleep(reconcileInterval)).pipe(
+      Effect.zipRight(drain),
+      Effect.catchAllCause((cause) => Effect.logError("batch worker round failed", cause)),
+      Effect.forever,
+      Effect.forkScoped
+    )
+  })
+)

@@ -1,0 +1,120 @@
+import { DateTime, Effect, Option } from "effect"
+import { decodeCursor, encodeCursor } from "../Contractors/Cursor.ts"
+import { Batch, type BatchPage, type ListBatchesParams, Payout } from "../Domain/Batch.ts"
+import { Conflict, notFound } from "../Domain/Errors.ts"
+import type { BatchId, ContractorId, OrgId, PayoutId } from "../Domain/Ids.ts"
+import { type BatchRow, BatchRepo, type PayoutRow } from "./BatchRepo.ts"
+
+const time = (date: Date | null) => date === null ? undefined : DateTime.unsafeMake(date)
+
+export const toBatch = (row: BatchRow) =>
+  new Batch({
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    payoutCount: row.payoutCount,
+    settledCount: row.settledCount,
+    failedCount: row.failedCount,
+    createdAt: DateTime.unsafeMake(row.createdAt),
+    ...(row.startedAt === null ? {} : { startedAt: time(row.startedAt)! }),
+    ...(row.completedAt === null ? {} : { completedAt: time(row.completedAt)! })
+  })
+
+export const toPayout = (row: PayoutRow) =>
+  new Payout({
+    id: row.id,
+    batchId: row.batchId,
+    contractorId: row.contractorId,
+    status: row.status,
+    ...(row.hash === null ? {} : { hash: row.hash }),
+    ...(row.error === null ? {} : { error: row.error }),
+    createdAt: DateTime.unsafeMake(row.createdAt),
+    updatedAt: DateTime.unsafeMake(row.updatedAt)
+  })
+
+const notDraft = (status: string) => new Conflict({ error: `the batch is ${status}; only a draft batch can change` })
+
+/** An organization's payroll batches and the payouts in them. No amount is stored anywhere here. */
+export class Batches extends Effect.Service<Batches>()("Batches/Batches", {
+  effect: Effect.gen(function*() {
+    const repo = yield* BatchRepo
+    const sql = repo.sql
+
+    const find = (orgId: OrgId, id: BatchId) =>
+      repo.find(orgId, id).pipe(Effect.flatMap(Option.match({
+        onNone: () => Effect.fail(notFound("batch")),
+        onSome: Effect.succeed
+      })))
+
+    const create = (orgId: OrgId, name: string) => repo.create(orgId, name).pipe(Effect.map(toBatch))
+
+    const list = Effect.fn("Batches.list")(function*(orgId: OrgId, params: typeof ListBatchesParams.Type) {
+      const after = params.cursor === undefined ? Option.none() : Option.some(yield* decodeCursor(params.cursor))
+      const limit = params.limit ?? 50
+      const rows = yield* repo.list(orgId, { limit, after, status: Option.fromNullable(params.status) })
+      const page = rows.slice(0, limit)
+      const last = page[page.length - 1]
+      return {
+        items: page.map(toBatch),
+        ...(rows.length > limit && last !== undefined ? { nextCursor: encodeCursor(last) } : {})
+      } satisfies typeof BatchPage.Type
+    })
+
+    const get = (orgId: OrgId, id: BatchId) => find(orgId, id).pipe(Effect.map(toBatch))
+
+    const ready = Effect.fn("Batches.ready")(function*(orgId: OrgId, id: BatchId) {
+      const moved = yield* repo.ready(orgId, id)
+      if (Option.isSome(moved)) return toBatch(moved.value)
+      const current = yield* find(orgId, id)
+      if (current.status !== "draft") return yield* new Conflict({ error: `the batch is ${current.status}, not draft` })
+      return yield* new Conflict({ error: "a batch needs at least one payout to be readied" })
+    })
+
+    const remove = Effect.fn("Batches.remove")(function*(orgId: OrgId, id: BatchId) {
+      if (yield* repo.remove(orgId, id)) return
+      const current = yield* find(orgId, id)
+      return yield* notDraft(current.status)
+    })
+
+    const addPayouts = Effect.fn("Batches.addPayouts")(function*(orgId: OrgId, id: BatchId, contractorIds: ReadonlyArray<ContractorId>) {
+      const unique = [...new Set(contractorIds)]
+      if (unique.length !== contractorIds.length) {
+        return yield* new Conflict({ error: "a contractor can be paid once per batch" })
+      }
+      return yield* Effect.gen(function*() {
+        const locked = yield* repo.lockDraft(orgId, id)
+        if (Option.isNone(locked)) return yield* notFound("batch")
+        if (locked.value.status !== "draft") return yield* notDraft(locked.value.status)
+        const found = yield* repo.contractorsOf(orgId, unique)
+        const missing = unique.find((c) => !found.some((f) => f.id === c))
+        if (missing !== undefined) return yield* notFound(`contractor ${missing}`)
+        const notReady = found.find((c) => c.status !== "ready")
+        if (notReady !== undefined) {
+          return yield* new Conflict({ error: `contractor ${notReady.id} is ${notReady.status}; only ready contractors can be paid` })
+        }
+        const already = yield* repo.inBatch(id, unique)
+        if (already.length > 0) {
+          return yield* new Conflict({ error: `contractor ${already[0]!.contractorId} is already in this batch` })
+        }
+        return (yield* repo.addPayouts(orgId, id, unique)).map(toPayout)
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+    })
+
+    const payouts = Effect.fn("Batches.payouts")(function*(orgId: OrgId, id: BatchId) {
+      yield* find(orgId, id)
+      return (yield* repo.payouts(id)).map(toPayout)
+    })
+
+    const removePayout = Effect.fn("Batches.removePayout")(function*(orgId: OrgId, id: BatchId, payoutId: PayoutId) {
+      return yield* Effect.gen(function*() {
+        const locked = yield* repo.lockDraft(orgId, id)
+        if (Option.isNone(locked)) return yield* notFound("batch")
+        if (locked.value.status !== "draft") return yield* notDraft(locked.value.status)
+        if (!(yield* repo.removePayout(id, payoutId))) return yield* notFound("payout")
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+    })
+
+    return { create, list, get, ready, remove, addPayouts, payouts, removePayout } as const
+  }),
+  dependencies: [BatchRepo.Default]
+}) {}

@@ -1,0 +1,43 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.ts"
+import { Account } from "../Auth/Account.ts"
+import type { OrgId } from "../Domain/Ids.ts"
+import { CurrentSession } from "../Domain/Session.ts"
+import { BatchRuns } from "./BatchRuns.ts"
+import { Batches } from "./Batches.ts"
+import { ContractorPayouts } from "./ContractorPayouts.ts"
+
+const employer = Effect.map(Account, (account) =>
+  <A, E, R>(f: (orgId: OrgId) => Effect.Effect<A, E, R>) =>
+    CurrentSession.pipe(Effect.flatMap(account.employerOrg), Effect.flatMap(f)))
+
+export const BatchesHttpLive = HttpApiBuilder.group(Api, "batches", (handlers) =>
+  Effect.gen(function*() {
+    const batches = yield* Batches
+    const asEmployer = yield* employer
+    return handlers
+      .handle("create", ({ payload }) => asEmployer((org) => batches.create(org, payload.name)))
+      .handle("list", ({ urlParams }) => asEmployer((org) => batches.list(org, urlParams)))
+      .handle("get", ({ path }) => asEmployer((org) => batches.get(org, path.id)))
+      .handle("ready", ({ path }) => asEmployer((org) => batches.ready(org, path.id)))
+      .handle("remove", ({ path }) => asEmployer((org) => batches.remove(org, path.id)))
+      .handle("payouts", ({ path }) => asEmployer((org) => batches.payouts(org, path.id)))
+      .handle("addPayouts", ({ path, payload }) => asEmployer((org) => batches.addPayouts(org, path.id, payload.contractorIds)))
+      .handle("removePayout", ({ path }) => asEmployer((org) => batches.removePayout(org, path.id, path.payoutId)))
+  }))
+
+export const BatchRunsHttpLive = HttpApiBuilder.group(Api, "batchRuns", (handlers) =>
+  Effect.gen(function*() {
+    const runs = yield* BatchRuns
+    const asEmployer = yield* employer
+    return handlers
+      .handle("start", ({ payload }) => Effect.flatMap(CurrentSession, (s) => runs.start(s, payload)))
+      .handle("poll", ({ path }) => asEmployer((org) => runs.poll(org, path.jobId)))
+  }))
+
+export const ContractorPortalHttpLive = HttpApiBuilder.group(Api, "contractorPortal", (handlers) =>
+  Effect.gen(function*() {
+    const payouts = yield* ContractorPayouts
+    return handlers.handle("payouts", () => Effect.flatMap(CurrentSession, (s) => payouts.of(s.sub)))
+  }))

@@ -1,0 +1,99 @@
+import { Schema } from "effect"
+import { BatchId, ContractorId, PayoutId } from "./Ids.ts"
+
+export const BatchStatus = Schema.Literal("draft", "ready", "started", "completed")
+export type BatchStatus = typeof BatchStatus.Type
+
+export const PayoutStatus = Schema.Literal("draft", "ready", "submitted", "settled", "failed")
+export type PayoutStatus = typeof PayoutStatus.Type
+
+export class Batch extends Schema.Class<Batch>("Batch")({
+  id: BatchId,
+  name: Schema.String,
+  status: BatchStatus,
+  payoutCount: Schema.Int,
+  settledCount: Schema.Int,
+  failedCount: Schema.Int,
+  createdAt: Schema.DateTimeUtc,
+  startedAt: Schema.optional(Schema.DateTimeUtc),
+  completedAt: Schema.optional(Schema.DateTimeUtc)
+}) {}
+
+export class Payout extends Schema.Class<Payout>("Payout")({
+  id: PayoutId,
+  batchId: BatchId,
+  contractorId: ContractorId,
+  status: PayoutStatus,
+  hash: Schema.optional(Schema.String),
+  error: Schema.optional(Schema.String),
+  createdAt: Schema.DateTimeUtc,
+  updatedAt: Schema.DateTimeUtc
+}) {}
+
+export class CreateBatch extends Schema.Class<CreateBatch>("CreateBatch")({
+  name: Schema.compose(
+    Schema.Trim,
+    Schema.String.pipe(
+      Schema.minLength(1, { message: () => "name must not be empty" }),
+      Schema.maxLength(200, { message: () => "name must be at most 200 characters" })
+    )
+  )
+}) {}
+
+export class AddPayouts extends Schema.Class<AddPayouts>("AddPayouts")({
+  contractorIds: Schema.Array(ContractorId).pipe(
+    Schema.minItems(1, { message: () => "contractorIds must not be empty" }),
+    Schema.maxItems(1000, { message: () => "at most 1000 contractors at once" })
+  )
+}) {}
+
+export class BatchPage extends Schema.Class<BatchPage>("BatchPage")({
+  items: Schema.Array(Batch),
+  nextCursor: Schema.optional(Schema.String)
+}) {}
+
+export const ListBatchesParams = Schema.Struct({
+  limit: Schema.optional(
+    Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100, { message: () => "limit must be 1 to 100" }))
+  ),
+  cursor: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
+  status: Schema.optional(BatchStatus)
+})
+
+export class ContractorPayout extends Schema.Class<ContractorPayout>("ContractorPayout")({
+  id: PayoutId,
+  company: Schema.String,
+  batchName: Schema.String,
+  status: PayoutStatus,
+  hash: Schema.optional(Schema.String),
+  createdAt: Schema.DateTimeUtc,
+  updatedAt: Schema.DateTimeUtc
+}) {}
+
+export class JobItem extends Schema.Class<JobItem>("JobItem")({
+  signedXDR: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(20_000)),
+  payoutId: Schema.optional(PayoutId)
+}) {}
+
+export class BatchRun extends Schema.Class<BatchRun>("BatchRun")({
+  transactions: Schema.Array(JobItem).pipe(
+    Schema.minItems(1, { message: () => "transactions must not be empty" }),
+    Schema.maxItems(100, { message: () => "at most 100 transactions per batch run" })
+  )
+}) {}
+
+export class JobAccepted extends Schema.Class<JobAccepted>("JobAccepted")({ jobId: Schema.String }) {}
+
+export class JobResult extends Schema.Class<JobResult>("JobResult")({
+  i: Schema.Int,
+  hash: Schema.String,
+  status: Schema.String,
+  error: Schema.optional(Schema.String)
+}) {}
+
+export class BatchJob extends Schema.Class<BatchJob>("BatchJob")({
+  jobId: Schema.String,
+  createdAt: Schema.Number,
+  results: Schema.Array(JobResult),
+  error: Schema.optional(Schema.String)
+}) {}
