@@ -161,6 +161,7 @@ layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "10" }, { ledgerIntervalMs: 20 }), {
       const envelopes = Array.from({ length: 200 }, () => innerTransfer(app, wallet))
       // Every send fails in transport, so no reservation is given back during the burst (a transport failure
       // is ambiguous: the transaction may have reached the network) and the quota alone decides who is sent.
+      app.rpc.resetCalls()
       app.rpc.setFault({ kind: "http500" }, { methods: ["sendTransaction"] })
       const replies = yield* Effect.all(
         envelopes.map((xdr, i) => postTransfer(app, token, xdr, i % 2 === 0 ? app.url : second.url)),
