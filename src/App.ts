@@ -2,6 +2,7 @@ import { HttpApiBuilder, HttpApiSwagger } from "@effect/platform"
 import { Layer } from "effect"
 import { Api } from "./Api.ts"
 import { Account } from "./Auth/Account.ts"
+import { OrgRepo } from "./Auth/OrgRepo.ts"
 import { AccountHttpLive } from "./Auth/AccountHttp.ts"
 import { AuthHttpLive } from "./Auth/Http.ts"
 import { Privy } from "./Auth/Privy.ts"
@@ -49,7 +50,7 @@ const ServicesLive = Layer.mergeAll(
   Batches.Default,
   BatchRuns.Default,
   ContractorPayouts.Default,
-  BatchWorkerLive.pipe(Layer.provide([BatchRuns.Default, Transfers.Default, JobRepo.Default])),
+  BatchWorkerLive.pipe(Layer.provide([BatchRuns.Default, Transfers.Default, JobRepo.Default, OrgRepo.Default])),
   ReconcilerLive.pipe(Layer.provide([Network.Default, Settle.Default, SubmissionRepo.Default])),
   AuthenticationLive,
   SignInRateLimitLive

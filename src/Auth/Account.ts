@@ -1,11 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, DateTime, Effect, Option } from "effect"
 import { ContractorRepo } from "../Contractors/ContractorRepo.ts"
-import { hashToken } from "../Contractors/Contractors.ts"
+import { hashToken, INVITE_TTL_MS } from "../Contractors/Contractors.ts"
 import { Registrations, toContractor } from "../Contractors/Directory.ts"
 import { InviteRepo } from "../Contractors/InviteRepo.ts"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.ts"
-import { Me, Org, type Session } from "../Domain/Session.ts"
+import { Me, Org, OrgInvitation, type Session } from "../Domain/Session.ts"
+import { randomBytes } from "node:crypto"
 import { OrgRepo } from "./OrgRepo.ts"
 
 const inviteGone = new NotFound({ error: "invite not found, already used or expired" })
@@ -98,7 +99,23 @@ export class Account extends Effect.Service<Account>()("Auth/Account", {
       return toContractor(updated)
     })
 
-    return { me, createOrg, acceptInvite, employerOrg } as const
+    const inviteEmployer = Effect.fn("Account.inviteEmployer")(function*(session: Session) {
+      const orgId = yield* employerOrg(session)
+      const token = randomBytes(32).toString("base64url")
+      const expiresAt = new Date((yield* now).getTime() + INVITE_TTL_MS)
+      yield* orgs.invite(orgId, hashToken(token), session.sub, expiresAt)
+      return new OrgInvitation({ token, expiresAt: DateTime.unsafeMake(expiresAt) })
+    })
+
+    const joinOrg = Effect.fn("Account.joinOrg")(function*(session: Session, token: string) {
+      const joined = yield* orgs.join(hashToken(token), session.sub, yield* now).pipe(
+        Effect.catchTag("AlreadyMember", () => Effect.fail(new Conflict({ error: "you already belong to an organization" })))
+      )
+      if (Option.isNone(joined)) return yield* inviteGone
+      return new Org({ id: joined.value.id, name: joined.value.name, createdAt: DateTime.unsafeMake(joined.value.createdAt) })
+    })
+
+    return { me, createOrg, acceptInvite, employerOrg, inviteEmployer, joinOrg } as const
   }),
   dependencies: [OrgRepo.Default, ContractorRepo.Default, InviteRepo.Default, Registrations.Default]
 }) {}

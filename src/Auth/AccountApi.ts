@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { AcceptInvite, Contractor } from "../Domain/Contractor.ts"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.ts"
-import { CreateOrg, Me, Org } from "../Domain/Session.ts"
+import { CreateOrg, Me, Org, OrgInvitation } from "../Domain/Session.ts"
 import { Authentication } from "./Security.ts"
 
 const inviteToken = HttpApiSchema.param("token", Schema.String.pipe(Schema.maxLength(200)))
@@ -17,6 +17,18 @@ export class AccountApi extends HttpApiGroup.make("account")
     HttpApiEndpoint.post("createOrg", "/orgs")
       .setPayload(CreateOrg)
       .addSuccess(Org)
+      .addError(Conflict)
+  )
+  .add(
+    HttpApiEndpoint.post("inviteEmployer", "/orgs/invites")
+      .addSuccess(OrgInvitation)
+      .addError(Forbidden)
+      .annotate(OpenApi.Description, "A single-use token (shown once, valid 7 days) that lets another wallet join the organization")
+  )
+  .add(
+    HttpApiEndpoint.post("joinOrg")`/orgs/join/${inviteToken}`
+      .addSuccess(Org)
+      .addError(NotFound)
       .addError(Conflict)
   )
   .add(

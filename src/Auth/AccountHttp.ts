@@ -10,6 +10,8 @@ export const AccountHttpLive = HttpApiBuilder.group(Api, "account", (handlers) =
     return handlers
       .handle("me", ({ urlParams }) => Effect.flatMap(CurrentSession, (s) => account.me(s, urlParams.invite)))
       .handle("createOrg", ({ payload }) => Effect.flatMap(CurrentSession, (s) => account.createOrg(s, payload.name)))
+      .handle("inviteEmployer", () => Effect.flatMap(CurrentSession, account.inviteEmployer))
+      .handle("joinOrg", ({ path }) => Effect.flatMap(CurrentSession, (s) => account.joinOrg(s, path.token)))
       .handle("acceptInvite", ({ path, payload }) =>
         Effect.flatMap(CurrentSession, (s) => account.acceptInvite(s, path.token, payload.pvk)))
   }))

@@ -42,6 +42,38 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Auth/OrgRepo", {
         Effect.withSpan("OrgRepo.create")
       )
 
-    return { membership, create } as const
+    const invite = (orgId: OrgId, tokenHash: Buffer, createdBy: string, expiresAt: Date) =>
+      sql`INSERT INTO org_invites ${sql.insert({ id: randomUUID(), orgId, tokenHash, createdBy, expiresAt })}`.pipe(
+        Effect.asVoid,
+        Effect.orDie,
+        Effect.withSpan("OrgRepo.invite")
+      )
+
+    /** Claims an open invite and makes `sub` a member; none when the invite is unknown, used or expired. */
+    const join = (tokenHash: Buffer, sub: string, now: Date) =>
+      Effect.gen(function*() {
+        const claimed = yield* sql<{ orgId: OrgId }>`
+          UPDATE org_invites SET accepted_at = ${now}, accepted_by = ${sub}
+          WHERE token_hash = ${tokenHash} AND accepted_at IS NULL AND expires_at > ${now}
+          RETURNING org_id`
+        const row = claimed[0]
+        if (row === undefined) return Option.none<{ id: OrgId; name: string; createdAt: Date }>()
+        yield* sql`INSERT INTO org_members ${sql.insert({ orgId: row.orgId, userSub: sub, role: "member" })}`
+        const [org] = yield* sql<{ id: OrgId; name: string; createdAt: Date }>`SELECT id, name, created_at FROM orgs WHERE id = ${row.orgId}`
+        return Option.fromNullable(org)
+      }).pipe(
+        sql.withTransaction,
+        Effect.catchTag("SqlError", (e) => isUniqueViolation(e) ? Effect.fail(new AlreadyMember()) : Effect.die(e)),
+        Effect.withSpan("OrgRepo.join")
+      )
+
+    /** The Stellar accounts of the organization's wallet members. */
+    const memberAccounts = (orgId: OrgId) =>
+      sql<{ userSub: string }>`SELECT user_sub FROM org_members WHERE org_id = ${orgId}`.pipe(
+        Effect.map((rows) => rows.map((r) => r.userSub)),
+        Effect.orDie
+      )
+
+    return { membership, create, invite, join, memberAccounts } as const
   })
 }) {}

@@ -2,6 +2,7 @@ import { StrKey, TransactionBuilder, type Transaction } from "@stellar/stellar-s
 import { Cause, Clock, Duration, Effect, Exit, Layer, Option, Queue, Schedule } from "effect"
 import { randomUUID } from "node:crypto"
 import { Account } from "../Auth/Account.ts"
+import { OrgRepo } from "../Auth/OrgRepo.ts"
 import { StellarConfig, SubmissionConfig } from "../Config.ts"
 import { BatchJob, type BatchRun, JobAccepted, JobResult } from "../Domain/Batch.ts"
 import { NotFound, NotImplemented } from "../Domain/Errors.ts"
@@ -113,12 +114,13 @@ export const BatchWorkerLive = Layer.scopedDiscard(
     const jobs = yield* JobRepo
     const runs = yield* BatchRuns
     const transfers = yield* Transfers
+    const orgs = yield* OrgRepo
     const { networkPassphrase } = yield* StellarConfig
     const { reconcileInterval } = yield* SubmissionConfig
     const leaseFor = Duration.toMillis(Duration.times(reconcileInterval, 3))
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
-    const runItem = (job: JobRow, done: ReadonlySet<number>) => (planned: Planned) =>
+    const runItem = (job: JobRow, done: ReadonlySet<number>, sources: ReadonlySet<string>) => (planned: Planned) =>
       Effect.gen(function*() {
         if (done.has(planned.i)) return
         const innerHash = Option.match(planned.tx, { onNone: () => "", onSome: (tx) => Buffer.from(tx.hash()).toString("hex") })
@@ -127,15 +129,16 @@ export const BatchWorkerLive = Layer.scopedDiscard(
           signedXDR: planned.item.signedXDR,
           ...(planned.item.payoutId === undefined ? {} : { payoutId: planned.item.payoutId })
         })
-        const exit = yield* transfers.submit(session, request).pipe(Effect.exit)
+        const exit = yield* transfers.submit(session, request, sources).pipe(Effect.exit)
         yield* jobs.record(job.id, describe(planned.i, innerHash, exit))
       })
 
     const work = (job: JobRow) =>
       Effect.gen(function*() {
         const done = new Set((yield* jobs.results(job.id)).map((r) => r.i))
+        const sources = new Set(yield* orgs.memberAccounts(job.orgId))
         const groups = plan(job.items, networkPassphrase)
-        yield* Effect.forEach(groups, (group) => Effect.forEach(group, runItem(job, done), { discard: true }), {
+        yield* Effect.forEach(groups, (group) => Effect.forEach(group, runItem(job, done, sources), { discard: true }), {
           concurrency: 16,
           discard: true
         })

@@ -48,3 +48,8 @@ export class CreateOrg extends Schema.Class<CreateOrg>("CreateOrg")({
     )
   )
 }) {}
+
+export class OrgInvitation extends Schema.Class<OrgInvitation>("OrgInvitation")({
+  token: Schema.String,
+  expiresAt: Schema.DateTimeUtc
+}) {}

@@ -36,13 +36,17 @@ export const validSigners = (tx: Transaction, candidates: ReadonlyArray<string>)
   })
 }
 
-/** The transaction and every operation must be sourced by the signed-in account. */
-export const checkSources = (tx: Transaction, sub: string): Either.Either<void, Forbidden> => {
-  if (tx.source !== sub) {
-    return Either.left(new Forbidden({ error: "the transaction's source account must be the signed-in account" }))
+/**
+ * The transaction and every operation must be sourced by the signed-in account (for a batch run: by one of the
+ * organization's wallet members).
+ */
+export const checkSources = (tx: Transaction, allowed: ReadonlySet<string>): Either.Either<void, Forbidden> => {
+  const who = allowed.size === 1 ? "the signed-in account" : "an account of the organization"
+  if (!allowed.has(tx.source)) {
+    return Either.left(new Forbidden({ error: `the transaction's source account must be ${who}` }))
   }
-  if (tx.operations.some((op) => op.source !== undefined && op.source !== sub)) {
-    return Either.left(new Forbidden({ error: "every operation's source account must be the signed-in account" }))
+  if (tx.operations.some((op) => op.source !== undefined && op.source !== tx.source)) {
+    return Either.left(new Forbidden({ error: `every operation's source account must be ${who}` }))
   }
   return Either.right(undefined)
 }

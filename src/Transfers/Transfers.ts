@@ -78,7 +78,12 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
         )
       })
 
-    const submit = Effect.fn("Transfers.submit")(function*(session: Session, request: TransferRequest) {
+    /** `sources` widens who may source the transaction (batch runs: the organization's wallets). */
+    const submit = Effect.fn("Transfers.submit")(function*(
+      session: Session,
+      request: TransferRequest,
+      sources: ReadonlySet<string> = new Set([session.sub])
+    ) {
       if (session.method !== "sep10") {
         return yield* new NotImplemented({ error: "sponsored transfers need a wallet (SEP-10) session" })
       }
@@ -86,7 +91,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
       if (!(yield* signedForThisNetwork(tx))) {
         return yield* new InvalidRequest({ error: "the transaction carries no valid signature of its source for this network" })
       }
-      yield* checkSources(tx, session.sub)
+      yield* checkSources(tx, sources)
       const orgId = yield* account.employerOrg(session)
       const at = yield* now
       const call = yield* checkPolicy(tx, sponsor.policy, Math.floor(at.getTime() / 1000))

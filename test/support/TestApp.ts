@@ -66,6 +66,7 @@ export const TestAppLive = (
         FAUCET_SECRET: Keypair.random().secret(),
         CONFIDENTIAL_TOKEN_CONTRACT: CONFIDENTIAL_TOKEN,
         PUBLIC_URL: "http://payroll.test",
+        AUTH_RATE_LIMIT: "100000",
         ...config
       }
       rpc.setAccount({ id: sponsorKey.publicKey() })

@@ -1,0 +1,180 @@
+import { expect, layer } from "@effect/vitest"
+import { Keypair } from "@stellar/stellar-sdk"
+import { Effect, Fiber, Schedule } from "effect"
+import { call, signIn } from "./support/Client.ts"
+import { privyConfig, privyToken } from "./support/Privy.ts"
+import { TestApp, type TestAppShape, TestAppLive } from "./support/TestApp.ts"
+import { innerTransfer, walletEmployer } from "./support/Transfer.ts"
+
+/** An organization whose `n` wallets (the owner and n-1 joined members) all exist on the loopback ledger. */
+const orgWithWallets = (app: TestAppShape, n: number) =>
+  Effect.gen(function*() {
+    const owner = yield* walletEmployer(app, "Multi Wallet Co")
+    const wallets = [owner.wallet]
+    for (let i = 1; i < n; i++) {
+      const wallet = Keypair.random()
+      app.rpc.setAccount({ id: wallet.publicKey() })
+      const invite = yield* call(app, "POST", "/orgs/invites", { token: owner.token })
+      const token = yield* signIn(app, wallet)
+      const joined = yield* call(app, "POST", `/orgs/join/${invite.body.token}`, { token })
+      expect(joined.status).toBe(200)
+      wallets.push(wallet)
+    }
+    return { token: owner.token, wallets }
+  })
+
+/** `perWallet` consecutive transfers from each wallet, shuffled the way a client might send them. */
+const transfersFrom = (app: TestAppShape, wallets: ReadonlyArray<Keypair>, perWallet: number) => {
+  const items = wallets.flatMap((wallet) => {
+    const base = app.rpc.account(wallet.publicKey())!.sequence
+    return Array.from({ length: perWallet }, (_, k) => ({
+      wallet,
+      sequence: base + BigInt(k) + 1n,
+      signedXDR: innerTransfer(app, wallet, { sequence: base + BigInt(k), validFor: 300 })
+    }))
+  })
+  return items.map((item, i) => ({ item, key: (i * 7919) % items.length })).sort((a, b) => a.key - b.key).map((x) => x.item)
+}
+
+const pollJob = (app: TestAppShape, token: string, jobId: string, expected: number) =>
+  call(app, "GET", `/batch/${jobId}`, { token }).pipe(
+    Effect.filterOrFail((res) => res.body.results?.length === expected, (res) => res),
+    Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("45 seconds"))),
+    Effect.orElse(() => call(app, "GET", `/batch/${jobId}`, { token }))
+  )
+
+const FAST = { RECONCILE_INTERVAL: "200 millis", TRANSFER_POLL_MARGIN: "1 second", ...privyConfig }
+
+layer(TestAppLive(FAST, { ledgerIntervalMs: 20 }), { excludeTestServices: true })("batch runs", (it) => {
+  it.effect("POST /batch validates its input and session; unknown jobs are 404 {error: \"unknown job\"}", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const { token, wallet } = yield* walletEmployer(app)
+      expect((yield* call(app, "POST", "/batch", { token, json: { transactions: [] } })).status).toBe(400)
+      const tooMany = Array.from({ length: 101 }, () => ({ signedXDR: "AAAA" }))
+      expect((yield* call(app, "POST", "/batch", { token, json: { transactions: tooMany } })).status).toBe(400)
+      const email = yield* call(app, "POST", "/auth/privy", { json: { token: yield* privyToken() } })
+      expect((yield* call(app, "POST", "/batch", { token: email.body.token, json: { transactions: [{ signedXDR: "AAAA" }] } })).status).toBe(501)
+      const loner = yield* signIn(app)
+      expect((yield* call(app, "POST", "/batch", { token: loner, json: { transactions: [{ signedXDR: "AAAA" }] } })).status).toBe(403)
+      for (const id of ["7b0c4a43-3c5e-4c5a-9c56-1f0f6f1f7d10", "not-a-job"]) {
+        const res = yield* call(app, "GET", `/batch/${id}`, { token })
+        expect(res.status).toBe(404)
+        expect(res.body).toMatchObject({ error: "unknown job" })
+      }
+      const started = yield* call(app, "POST", "/batch", { token, json: { transactions: [{ signedXDR: innerTransfer(app, wallet) }] } })
+      expect(started.status).toBe(200)
+      const other = yield* walletEmployer(app, "Other")
+      expect((yield* call(app, "GET", `/batch/${started.body.jobId}`, { token: other.token })).body).toMatchObject({ error: "unknown job" })
+      const mine = yield* pollJob(app, token, started.body.jobId, 1)
+      expect(typeof mine.body.createdAt).toBe("number")
+      expect(mine.body.results[0]).toMatchObject({ i: 0, status: "SUCCESS" })
+    }))
+
+  it.effect("organization invites add wallets; each is single-use", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const owner = yield* walletEmployer(app, "Inviting Co")
+      const invite = yield* call(app, "POST", "/orgs/invites", { token: owner.token })
+      expect(invite.status).toBe(200)
+      const member = yield* signIn(app)
+      const joined = yield* call(app, "POST", `/orgs/join/${invite.body.token}`, { token: member })
+      expect(joined.body.name).toBe("Inviting Co")
+      expect((yield* call(app, "GET", "/me", { token: member })).body).toMatchObject({ roles: ["employer"], employer: { orgName: "Inviting Co" } })
+      expect((yield* call(app, "POST", `/orgs/join/${invite.body.token}`, { token: yield* signIn(app) })).status).toBe(404)
+      const second = yield* call(app, "POST", "/orgs/invites", { token: owner.token })
+      expect((yield* call(app, "POST", `/orgs/join/${second.body.token}`, { token: member })).status).toBe(409)
+      expect((yield* call(app, "POST", "/orgs/invites", { token: yield* signIn(app) })).status).toBe(403)
+    }))
+
+  it.effect("100 items across 10 source accounts: every result, and sequence order kept per account", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const { token, wallets } = yield* orgWithWallets(app, 10)
+      const items = transfersFrom(app, wallets, 10)
+      const started = yield* call(app, "POST", "/batch", { token, json: { transactions: items.map((x) => ({ signedXDR: x.signedXDR })) } })
+      expect(started.status).toBe(200)
+      const job = yield* pollJob(app, token, started.body.jobId, 100)
+      expect(job.body.results).toHaveLength(100)
+      expect(job.body.results.map((r: { i: number }) => r.i)).toEqual(Array.from({ length: 100 }, (_, i) => i))
+      expect(job.body.results.every((r: { status: string }) => r.status === "SUCCESS")).toBe(true)
+      for (const wallet of wallets) {
+        const mine = items.flatMap((x, i) => x.wallet === wallet ? [{ sequence: x.sequence, hash: job.body.results[i].hash as string }] : [])
+        const ledgers = mine.sort((a, b) => Number(a.sequence - b.sequence)).map((x) => app.rpc.transaction(x.hash)!.ledger!)
+        expect(ledgers).toEqual([...ledgers].sort((a, b) => a - b))
+        expect(new Set(ledgers).size).toBe(10)
+        expect(app.rpc.account(wallet.publicKey())!.sequence).toBe(mine[mine.length - 1]!.sequence)
+      }
+      for (const r of job.body.results) expect(app.rpc.sendCount(r.hash)).toBe(1)
+    }))
+
+  it.effect("an item that breaks a rule gets its own result; the others go on", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const { token, wallet } = yield* walletEmployer(app)
+      const stranger = Keypair.random()
+      app.rpc.setAccount({ id: stranger.publicKey() })
+      const transactions = [
+        { signedXDR: "garbage" },
+        { signedXDR: innerTransfer(app, wallet, { fn: "transfer" }) },
+        { signedXDR: innerTransfer(app, stranger) },
+        { signedXDR: innerTransfer(app, wallet) }
+      ]
+      const started = yield* call(app, "POST", "/batch", { token, json: { transactions } })
+      const job = yield* pollJob(app, token, started.body.jobId, 4)
+      expect(job.body.results.map((r: { status: string }) => r.status)).toEqual(["REFUSED", "REFUSED", "REFUSED", "SUCCESS"])
+      expect(job.body.results[0].error).toContain("not a base64 transaction envelope")
+      expect(job.body.results[1].error).toContain("confidential_transfer")
+      expect(job.body.results[2].error).toContain("source account")
+    }))
+
+  it.effect("two instances share one queue of jobs and nothing is done twice", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const second = yield* app.startInstance
+      const { token, wallets } = yield* orgWithWallets(app, 6)
+      const jobIds: Array<string> = []
+      for (const [k, wallet] of wallets.entries()) {
+        const items = transfersFrom(app, [wallet], 3)
+        const url = k % 2 === 0 ? app.url : second.url
+        const res = yield* call({ ...app, url }, "POST", "/batch", { token, json: { transactions: items.map((x) => ({ signedXDR: x.signedXDR })) } })
+        jobIds.push(res.body.jobId)
+      }
+      const jobs = yield* Effect.forEach(jobIds, (id) => pollJob(app, token, id, 3), { concurrency: "unbounded" })
+      const hashes = jobs.flatMap((j) => j.body.results.map((r: { hash: string; status: string }) => {
+        expect(r.status).toBe("SUCCESS")
+        return r.hash
+      }))
+      expect(new Set(hashes).size).toBe(18)
+      for (const hash of hashes) expect(app.rpc.sendCount(hash)).toBe(1)
+      expect(app.rpc.calls.filter((c) => c.method === "sendTransaction").length).toBeGreaterThanOrEqual(18)
+    }))
+})
+
+layer(TestAppLive({ ...FAST, RECONCILE_INTERVAL: "1 second" }, { ledgerIntervalMs: 0 }), { excludeTestServices: true })(
+  "batch runs across a crash",
+  (it) => {
+    it.effect("an instance stopped mid-job: another instance finishes it without sending anything twice", () =>
+      Effect.gen(function*() {
+        const app = yield* TestApp
+        const doomed = yield* app.startInstance
+        const { token, wallets } = yield* orgWithWallets(app, 1)
+        const items = transfersFrom(app, wallets, 5)
+        const started = yield* call({ ...app, url: doomed.url }, "POST", "/batch", {
+          token,
+          json: { transactions: items.map((x) => ({ signedXDR: x.signedXDR })) }
+        })
+        yield* Effect.promise(async () => {
+          while (!app.rpc.transactions.some((t) => t.status === "PENDING")) await new Promise((r) => setTimeout(r, 20))
+        })
+        yield* doomed.stop
+        const ledgers = yield* Effect.fork(
+          Effect.sync(() => app.rpc.advanceLedger(1)).pipe(Effect.repeat(Schedule.spaced("50 millis")))
+        )
+        const job = yield* pollJob(app, token, started.body.jobId, 5)
+        yield* Fiber.interrupt(ledgers)
+        expect(job.body.results.map((r: { status: string }) => r.status)).toEqual(Array(5).fill("SUCCESS"))
+        for (const r of job.body.results) expect(app.rpc.sendCount(r.hash)).toBe(1)
+      }))
+  }
+)
