@@ -4,6 +4,7 @@ import { AuthApi } from "./Auth/Api.ts"
 import { ContractorsApi } from "./Contractors/Api.ts"
 import { InvalidRequest } from "./Domain/Errors.ts"
 import { BatchesApi, BatchRunsApi, ContractorPortalApi } from "./Batches/Api.ts"
+import { FundingApi } from "./Funding/Api.ts"
 import { HealthApi } from "./Health/Api.ts"
 import { TransfersApi } from "./Transfers/Api.ts"
 import { AuditorApi, WithdrawalsApi } from "./Withdrawals/Api.ts"
@@ -18,6 +19,7 @@ export class Api extends HttpApi.make("payroll")
   .add(BatchesApi)
   .add(BatchRunsApi)
   .add(ContractorPortalApi)
+  .add(FundingApi)
   .add(WithdrawalsApi)
   .add(AuditorApi)
   .addError(InvalidRequest)

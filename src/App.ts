@@ -2,6 +2,7 @@ import { HttpApiBuilder, HttpApiSwagger } from "@effect/platform"
 import { Layer } from "effect"
 import { Api } from "./Api.ts"
 import { Account } from "./Auth/Account.ts"
+import { OperationalKeys } from "./Auth/Keys.ts"
 import { OrgRepo } from "./Auth/OrgRepo.ts"
 import { AccountHttpLive } from "./Auth/AccountHttp.ts"
 import { AuthHttpLive } from "./Auth/Http.ts"
@@ -15,6 +16,9 @@ import { ContractorPayouts } from "./Batches/ContractorPayouts.ts"
 import { BatchesHttpLive, BatchRunsHttpLive, ContractorPortalHttpLive } from "./Batches/Http.ts"
 import { Contractors } from "./Contractors/Contractors.ts"
 import { ContractorsHttpLive } from "./Contractors/Http.ts"
+import { FriendbotBootstrapLive } from "./Funding/Bootstrap.ts"
+import { Funding } from "./Funding/Funding.ts"
+import { FundingHttpLive } from "./Funding/Http.ts"
 import { HealthHttpLive } from "./Health/Http.ts"
 import { serverMiddleware } from "./Http/ServerMiddleware.ts"
 import { DatabaseLive } from "./Sql/Migrations.ts"
@@ -36,6 +40,7 @@ const HandlersLive = Layer.mergeAll(
   BatchesHttpLive,
   BatchRunsHttpLive,
   ContractorPortalHttpLive,
+  FundingHttpLive,
   WithdrawalsHttpLive,
   AuditorHttpLive
 )
@@ -50,6 +55,8 @@ const ServicesLive = Layer.mergeAll(
   Batches.Default,
   BatchRuns.Default,
   ContractorPayouts.Default,
+  Funding.Default,
+  FriendbotBootstrapLive.pipe(Layer.provide(OperationalKeys.Default)),
   BatchWorkerLive.pipe(Layer.provide([BatchRuns.Default, Transfers.Default, JobRepo.Default, OrgRepo.Default])),
   ReconcilerLive.pipe(Layer.provide([Network.Default, Settle.Default, SubmissionRepo.Default])),
   AuthenticationLive,

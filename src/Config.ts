@@ -88,3 +88,10 @@ export const SubmissionConfig = Config.all({
   pollMargin: Config.duration("TRANSFER_POLL_MARGIN").pipe(Config.withDefault(Duration.seconds(10))),
   reconcileInterval: Config.duration("RECONCILE_INTERVAL").pipe(Config.withDefault(Duration.seconds(5)))
 })
+
+/** The bridged-USDC vault and the testnet faucet. */
+export const FundingConfig = Config.all({
+  usdcContract: optionalString("USDC_CONTRACT"),
+  vaultContract: optionalString("VAULT_CONTRACT"),
+  faucetAmount: Config.string("FAUCET_AMOUNT").pipe(Config.withDefault("100"))
+})

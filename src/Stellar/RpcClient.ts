@@ -93,6 +93,11 @@ export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", 
 
     const getTransaction = (hash: string) => call("getTransaction", () => server.getTransaction(hash))
 
+    const getAccount = (accountId: string) => call("getAccount", () => server.getAccount(accountId))
+
+    /** Simulates and assembles a Soroban transaction (footprint, resources, fee) before it is signed. */
+    const prepareTransaction = (tx: Transaction) => call("prepareTransaction", () => server.prepareTransaction(tx))
+
     return {
       server,
       networkPassphrase: config.networkPassphrase,
@@ -102,7 +107,9 @@ export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", 
       getAccountSigners,
       simulateRead,
       sendTransaction,
-      getTransaction
+      getTransaction,
+      getAccount,
+      prepareTransaction
     } as const
   })
 }) {}

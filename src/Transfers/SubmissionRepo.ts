@@ -94,9 +94,13 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
         Effect.withSpan("SubmissionRepo.transition", { attributes: { to } })
       )
 
-    /** A transaction that never reached the ledger gives its quota back. */
+    /** A transaction that never reached the ledger gives its quota (or faucet grant) back. */
     const releaseQuota = (innerHash: string) =>
-      sql`DELETE FROM sponsor_quota WHERE inner_hash = ${innerHash}`.pipe(Effect.asVoid, Effect.orDie)
+      sql`DELETE FROM sponsor_quota WHERE inner_hash = ${innerHash}`.pipe(
+        Effect.zipRight(sql`DELETE FROM faucet_grants WHERE inner_hash = ${innerHash}`),
+        Effect.asVoid,
+        Effect.orDie
+      )
 
     const lease = (innerHash: string, until: Date) =>
       sql`UPDATE submissions SET lease_until = ${until} WHERE inner_hash = ${innerHash}`.pipe(Effect.asVoid, Effect.orDie)

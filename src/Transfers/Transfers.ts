@@ -1,5 +1,6 @@
-import { FeeBumpTransaction, StrKey, type Transaction } from "@stellar/stellar-sdk"
+import { type FeeBumpTransaction, StrKey, type Transaction } from "@stellar/stellar-sdk"
 import { Clock, DateTime, Duration, Effect, Option, Schedule } from "effect"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Account } from "../Auth/Account.ts"
 import { PayoutLink } from "../Batches/PayoutLink.ts"
 import { StellarConfig, SubmissionConfig } from "../Config.ts"
@@ -97,37 +98,70 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
       const call = yield* checkPolicy(tx, sponsor.policy, Math.floor(at.getTime() / 1000))
       if (request.payoutId !== undefined) yield* payouts.check(orgId, request.payoutId, call.args)
       const fee = sponsor.feeBump(tx)
-      const innerHash = Buffer.from(tx.hash()).toString("hex")
-      const outerHash = Buffer.from(fee.hash()).toString("hex")
-      const deadline = new Date(call.maxTime * 1000 + Duration.toMillis(pollMargin))
-      yield* Effect.annotateLogsScoped({ hash: outerHash, source: tx.source })
-      const row = {
-        innerHash,
-        outerHash,
-        envelope: fee.toXDR(),
-        source: tx.source,
+      return yield* execute({
+        inner: tx,
+        fee,
+        maxTime: call.maxTime,
         sessionSub: session.sub,
         orgId,
         payoutId: request.payoutId ?? null,
-        maxTime: new Date(call.maxTime * 1000),
-        leaseUntil: new Date(at.getTime() + Duration.toMillis(leaseFor))
+        quota: { limit: sponsor.quota, since: new Date(at.getTime() - Duration.toMillis(sponsor.quotaWindow)), now: at },
+        link: request.payoutId === undefined
+          ? Effect.void
+          : payouts.markSubmitted(request.payoutId, Buffer.from(fee.hash()).toString("hex"), at)
+      })
+    })
+
+    /**
+     * Records a fee-bumped transaction (with its quota reservation and whatever `link` writes, in one
+     * transaction), sends it, follows it to the ledger and answers; a transaction recorded before is followed.
+     */
+    const execute = <E>(
+      job: {
+        readonly inner: Transaction
+        readonly fee: FeeBumpTransaction
+        readonly maxTime: number
+        readonly sessionSub: string
+        readonly orgId: OrgId | null
+        readonly payoutId: string | null
+        readonly quota: { readonly limit: number; readonly since: Date; readonly now: Date } | undefined
+        readonly link: Effect.Effect<void, E | SqlError>
       }
-      const created = yield* repo.create(
-        row,
-        { limit: sponsor.quota, since: new Date(at.getTime() - Duration.toMillis(sponsor.quotaWindow)), now: at },
-        request.payoutId === undefined ? Effect.void : payouts.markSubmitted(request.payoutId, outerHash, at)
-      )
-      if (created === "quota") {
-        return yield* new SponsorRefused({ rule: "quota", error: `the source account has used its ${sponsor.quota} sponsored transfers for this window` })
-      }
-      if (created === "created") {
-        const stored = yield* repo.find(innerHash).pipe(Effect.map(Option.getOrThrow))
-        yield* drive(stored, fee, deadline)
-      }
-      const final = yield* follow(innerHash, deadline)
-      if (final.orgId !== orgId) return yield* new Conflict({ error: "this transaction was submitted by another organization" })
-      return yield* answerFor(final)
-    }, Effect.scoped)
+    ) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const innerHash = Buffer.from(job.inner.hash()).toString("hex")
+        const outerHash = Buffer.from(job.fee.hash()).toString("hex")
+        const deadline = new Date(job.maxTime * 1000 + Duration.toMillis(pollMargin))
+        yield* Effect.annotateLogsScoped({ hash: outerHash, source: job.inner.source })
+        const row = {
+          innerHash,
+          outerHash,
+          envelope: job.fee.toXDR(),
+          source: job.inner.source,
+          sessionSub: job.sessionSub,
+          orgId: job.orgId,
+          payoutId: job.payoutId,
+          maxTime: new Date(job.maxTime * 1000),
+          leaseUntil: new Date(at.getTime() + Duration.toMillis(leaseFor))
+        }
+        const created = yield* repo.create(row, job.quota, job.link)
+        if (created === "quota") {
+          return yield* new SponsorRefused({
+            rule: "quota",
+            error: `the source account has used its ${sponsor.quota} sponsored transfers for this window`
+          })
+        }
+        if (created === "created") {
+          const stored = yield* repo.find(innerHash).pipe(Effect.map(Option.getOrThrow))
+          yield* drive(stored, job.fee, deadline)
+        }
+        const final = yield* follow(innerHash, deadline)
+        if (final.orgId !== job.orgId) {
+          return yield* new Conflict({ error: "this transaction was submitted by another organization" })
+        }
+        return yield* answerFor(final)
+      }).pipe(Effect.scoped, Effect.withSpan("Transfers.execute"))
 
     const status = Effect.fn("Transfers.status")(function*(orgId: OrgId, hash: string) {
       const row = yield* repo.find(hash.toLowerCase())
@@ -146,7 +180,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
       })
     })
 
-    return { submit, status, drive, envelopeOf: (row: Submission) => new FeeBumpTransaction(row.envelope, networkPassphrase) } as const
+    return { submit, execute, status } as const
   }),
   dependencies: [Account.Default, PayoutLink.Default, Sponsor.Default, SubmissionRepo.Default, Network.Default, Settle.Default, RpcClient.Default]
 }) {}

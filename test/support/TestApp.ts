@@ -25,6 +25,7 @@ export interface TestAppShape {
   readonly clock: ShiftedClock
   readonly sep10Key: Keypair
   readonly sponsorKey: Keypair
+  readonly faucetKey: Keypair
   readonly jwtSecret: string
   readonly config: Readonly<Record<string, string>>
   /** Starts one more service instance on the same database and RPC. */
@@ -47,7 +48,7 @@ export const loopbackRpc = (ledgerIntervalMs = 50) =>
  */
 export const TestAppLive = (
   config: Readonly<Record<string, string>> = {},
-  options: { readonly ledgerIntervalMs?: number } = {}
+  options: { readonly ledgerIntervalMs?: number; readonly generatedKeys?: boolean } = {}
 ) =>
   Layer.scoped(
     TestApp,
@@ -56,20 +57,25 @@ export const TestAppLive = (
       const database = yield* freshDatabase.pipe(Effect.provide(Reactivity.layer))
       const sep10Key = Keypair.random()
       const sponsorKey = Keypair.random()
+      const faucetKey = Keypair.random()
       const jwtSecret = randomBytes(32).toString("base64url")
-      const settings: Record<string, string> = {
-        ...database,
-        STELLAR_RPC_URL: rpc.url,
+      const secrets = options.generatedKeys === true ? {} : {
         JWT_SECRET: jwtSecret,
         SEP10_SIGNING_SECRET: sep10Key.secret(),
         SPONSOR_SECRET: sponsorKey.secret(),
-        FAUCET_SECRET: Keypair.random().secret(),
+        FAUCET_SECRET: faucetKey.secret()
+      }
+      const settings: Record<string, string> = {
+        ...database,
+        STELLAR_RPC_URL: rpc.url,
+        ...secrets,
         CONFIDENTIAL_TOKEN_CONTRACT: CONFIDENTIAL_TOKEN,
         PUBLIC_URL: "http://payroll.test",
         AUTH_RATE_LIMIT: "100000",
         ...config
       }
       rpc.setAccount({ id: sponsorKey.publicKey() })
+      rpc.setAccount({ id: faucetKey.publicKey() })
       const clock = new ShiftedClock()
       const environment = Layer.mergeAll(
         Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))),
@@ -97,6 +103,6 @@ export const TestAppLive = (
       }).pipe(Effect.orDie)
 
       const first = yield* startInstance
-      return { url: first.url, rpc, clock, sep10Key, sponsorKey, jwtSecret, config: settings, startInstance }
+      return { url: first.url, rpc, clock, sep10Key, sponsorKey, faucetKey, jwtSecret, config: settings, startInstance }
     })
   )

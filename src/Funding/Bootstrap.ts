@@ -1,0 +1,33 @@
+import { Duration, Effect, Layer } from "effect"
+import { OperationalKeys } from "../Auth/Keys.ts"
+import { StellarConfig, TESTNET_PASSPHRASE } from "../Config.ts"
+
+/**
+ * Development bootstrap: operational keys generated on this start, on testnet, are funded once through friendbot.
+ * It runs in the background; a failure is logged, never fatal.
+ */
+export const FriendbotBootstrapLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const keys = yield* OperationalKeys
+    const { networkPassphrase, friendbotUrl } = yield* StellarConfig
+    if (!keys.generated || networkPassphrase !== TESTNET_PASSPHRASE) return
+    const accounts = [
+      ["sponsor", keys.sponsor.publicKey()],
+      ["faucet", keys.faucet.publicKey()],
+      ...keys.channels.map((k, i) => [`channel ${i}`, k.publicKey()] as const)
+    ] as const
+    const fund = ([role, account]: readonly [string, string]) =>
+      Effect.tryPromise((signal) => fetch(`${friendbotUrl}?addr=${encodeURIComponent(account)}`, { signal })).pipe(
+        Effect.timeout(Duration.seconds(30)),
+        Effect.flatMap((res) =>
+          res.ok
+            ? Effect.logInfo(`funded the generated ${role} account through friendbot`).pipe(Effect.annotateLogs({ account }))
+            : Effect.logWarning(`friendbot refused the ${role} account`).pipe(Effect.annotateLogs({ account, status: res.status }))
+        ),
+        Effect.catchAll(() =>
+          Effect.logWarning(`could not fund the generated ${role} account through friendbot`).pipe(Effect.annotateLogs({ account }))
+        )
+      )
+    yield* Effect.forEach(accounts, fund, { concurrency: 4, discard: true }).pipe(Effect.forkScoped)
+  })
+)

@@ -1,0 +1,148 @@
+import { expect, layer } from "@effect/vitest"
+import { Address, Keypair, nativeToScVal, Networks, scValToNative, StrKey, xdr } from "@stellar/stellar-sdk"
+import { Context, Effect, Layer } from "effect"
+import { readFile } from "node:fs/promises"
+import { join } from "node:path"
+import { randomBytes } from "node:crypto"
+import { createServer } from "node:http"
+import { call, signIn } from "./support/Client.ts"
+import { privyConfig, privyToken } from "./support/Privy.ts"
+import { TestApp, TestAppLive } from "./support/TestApp.ts"
+
+const USDC = StrKey.encodeContract(randomBytes(32))
+const VAULT = StrKey.encodeContract(randomBytes(32))
+
+layer(TestAppLive({ USDC_CONTRACT: USDC, VAULT_CONTRACT: VAULT, FAUCET_AMOUNT: "100", ...privyConfig }, { ledgerIntervalMs: 20 }))(
+  "funding",
+  (it) => {
+    it.effect("the vault's USDC balance is read through RPC and shown with 7 decimal places", () =>
+      Effect.gen(function*() {
+        const app = yield* TestApp
+        const token = yield* signIn(app)
+        let balance = 0n
+        let asked: string | undefined
+        app.rpc.setContractFunction(USDC, "balance", (args) => {
+          asked = Address.fromScVal(args[0]!).toString()
+          return nativeToScVal(balance, { type: "i128" })
+        })
+        const held = (stroops: bigint) =>
+          Effect.gen(function*() {
+            balance = stroops
+            const res = yield* call(app, "GET", "/funding/vault", { token })
+            expect(res.status).toBe(200)
+            expect(res.body.vault).toBe(VAULT)
+            return res.body.held as string
+          })
+        expect(yield* held(0n)).toBe("0.0000000")
+        expect(yield* held(1n)).toBe("0.0000001")
+        expect(yield* held(12_345_678_900_000_000n)).toBe("1234567890.0000000")
+        expect(yield* held(170141183460469231731687303715884105727n)).toBe("17014118346046923173168730371588.4105727")
+        expect(asked).toBe(VAULT)
+        app.rpc.setFault({ kind: "http500" }, { methods: ["simulateTransaction"] })
+        const down = yield* call(app, "GET", "/funding/vault", { token }).pipe(Effect.ensuring(Effect.sync(() => app.rpc.setFault(null))))
+        expect(down.status).toBe(502)
+        expect((yield* call(app, "GET", "/funding/vault")).status).toBe(401)
+      }))
+
+    it.effect("the faucet sends FAUCET_AMOUNT of USDC, fee-bumped by the sponsor, once per address per 24 hours", () =>
+      Effect.gen(function*() {
+        const app = yield* TestApp
+        const wallet = Keypair.random()
+        const token = yield* signIn(app, wallet)
+        const transfers: Array<{ from: string; to: string; amount: bigint }> = []
+        app.rpc.setContractFunction(USDC, "transfer", (args, ctx) => {
+          if (ctx.phase === "apply") {
+            transfers.push({
+              from: Address.fromScVal(args[0]!).toString(),
+              to: Address.fromScVal(args[1]!).toString(),
+              amount: BigInt(scValToNative(args[2]!))
+            })
+          }
+          return xdr.ScVal.scvVoid()
+        })
+        const granted = yield* call(app, "POST", "/funding/faucet", { token, json: {} })
+        expect(granted.status).toBe(200)
+        expect(granted.body.status).toBe("SUCCESS")
+        expect(transfers).toEqual([{ from: app.faucetKey.publicKey(), to: wallet.publicKey(), amount: 1_000_000_000n }])
+        const sent = app.rpc.transaction(granted.body.hash)!
+        expect(sent.feeSource).toBe(app.sponsorKey.publicKey())
+        expect(sent.source).toBe(app.faucetKey.publicKey())
+
+        const again = yield* call(app, "POST", "/funding/faucet", { token, json: {} })
+        expect(again.status).toBe(429)
+        expect(again.body.error).toContain("24 hours")
+        const other = Keypair.random().publicKey()
+        expect((yield* call(app, "POST", "/funding/faucet", { token, json: { address: other } })).status).toBe(200)
+        expect((yield* call(app, "POST", "/funding/faucet", { token, json: { address: other } })).status).toBe(429)
+        expect((yield* call(app, "POST", "/funding/faucet", { token, json: { address: "GNOPE" } })).status).toBe(400)
+      }))
+
+    it.effect("an email session must name the address", () =>
+      Effect.gen(function*() {
+        const app = yield* TestApp
+        const email = yield* call(app, "POST", "/auth/privy", { json: { token: yield* privyToken() } })
+        const res = yield* call(app, "POST", "/funding/faucet", { token: email.body.token, json: {} })
+        expect(res.status).toBe(400)
+        expect(res.body.error).toContain("address is required")
+      }))
+  }
+)
+
+layer(TestAppLive({}, { ledgerIntervalMs: 20 }))("funding unconfigured", (it) => {
+  it.effect("vault and faucet answer 501", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const token = yield* signIn(app)
+      const vault = yield* call(app, "GET", "/funding/vault", { token })
+      expect(vault.status).toBe(501)
+      expect(vault.body.error).toContain("VAULT_CONTRACT")
+      expect((yield* call(app, "POST", "/funding/faucet", { token, json: {} })).status).toBe(501)
+    }))
+})
+
+layer(TestAppLive({ USDC_CONTRACT: USDC, NETWORK_PASSPHRASE: Networks.FUTURENET }, { ledgerIntervalMs: 20 }))("faucet off testnet", (it) => {
+  it.effect("the faucet answers 501 on any network but testnet", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const token = yield* signIn(app)
+      const res = yield* call(app, "POST", "/funding/faucet", { token, json: {} })
+      expect(res.status).toBe(501)
+      expect(res.body.error).toContain("testnet only")
+    }))
+})
+
+class Friendbot extends Context.Tag("test/Friendbot")<Friendbot, { readonly funded: ReadonlyArray<string> }>() {}
+
+/** A stand-in friendbot on loopback that records which accounts it was asked to fund. */
+const FriendbotLive = Layer.unwrapScoped(
+  Effect.gen(function*() {
+    const funded: Array<string> = []
+    const server = createServer((req, res) => {
+      funded.push(new URL(req.url ?? "/", "http://friendbot").searchParams.get("addr") ?? "")
+      res.writeHead(200, { "content-type": "application/json" }).end("{}")
+    })
+    yield* Effect.acquireRelease(
+      Effect.async<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
+      () => Effect.sync(() => server.close())
+    )
+    const { port } = server.address() as { port: number }
+    return Layer.merge(
+      Layer.succeed(Friendbot, { funded }),
+      TestAppLive({ FRIENDBOT_URL: `http://127.0.0.1:${port}/` }, { generatedKeys: true })
+    )
+  })
+)
+
+layer(FriendbotLive, { excludeTestServices: true })("development bootstrap", (it) => {
+  it.effect("generated operational keys on testnet are funded once through friendbot at start-up", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const { funded } = yield* Friendbot
+      const keys = JSON.parse(yield* Effect.promise(() => readFile(join(app.config.DATA_DIR!, "keys.json"), "utf8")))
+      const expected = [Keypair.fromSecret(keys.sponsorSecret).publicKey(), Keypair.fromSecret(keys.faucetSecret).publicKey()]
+      yield* Effect.promise(async () => {
+        for (let i = 0; i < 100 && funded.length < 2; i++) await new Promise((r) => setTimeout(r, 20))
+      })
+      expect([...funded].sort()).toEqual(expected.sort())
+    }))
+})
