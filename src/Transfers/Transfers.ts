@@ -49,8 +49,8 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
     /** Holds the lease while this request drives the submission, so the reconciler leaves it alone. */
     const heartbeat = (innerHash: string) =>
       Effect.flatMap(now, (at) => repo.lease(innerHash, new Date(at.getTime() + Duration.toMillis(leaseFor)))).pipe(
-        Effect.repeat(Schedule.spaced(reconcileInterval)),
-        Effect.ignore
+        Effect.schedule(Schedule.spaced(reconcileInterval)),
+        Effect.catchAllCause((cause) => Effect.logWarning("could not renew a submission lease", cause))
       )
 
     const drive = (row: Submission, tx: FeeBumpTransaction, deadline: Date) =>
@@ -153,8 +153,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
           })
         }
         if (created === "created") {
-          const stored = yield* repo.find(innerHash).pipe(Effect.map(Option.getOrThrow))
-          yield* drive(stored, job.fee, deadline)
+          yield* drive({ ...row, state: "pending", resultCode: null, ledger: null, createdAt: at, updatedAt: at }, job.fee, deadline)
         }
         const final = yield* follow(innerHash, deadline)
         if (final.orgId !== job.orgId) {

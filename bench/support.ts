@@ -1,0 +1,202 @@
+// Shared pieces of the transfer benchmark: the parent/child protocol, a lean HTTP client, the
+// HS256 JWTs the baseline accepts, the employer's transaction builder and the statistics.
+import { Account, Address, Contract, Keypair, Networks, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
+import { fork } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
+import { createHmac, randomBytes, randomUUID } from "node:crypto"
+import { Agent, request } from "node:http"
+
+// ---- the two systems under test run as child processes, spoken to over IPC ----
+
+type ToChild = { readonly type: "cpu" } | { readonly type: "stop" }
+type FromChild =
+  | { readonly type: "ready"; readonly url: string }
+  | { readonly type: "cpu"; readonly micros: number }
+  | { readonly type: "stopped" }
+
+/** In a child: reports the URL, answers CPU-time questions, stops on request (or when the parent goes away). */
+export const serveAsChild = (url: string, stop: () => Promise<void>): void => {
+  const send = (message: FromChild) => process.send?.(message)
+  let stopping = false
+  const shutdown = async () => {
+    if (stopping) return
+    stopping = true
+    try {
+      await stop()
+    } finally {
+      if (process.connected) send({ type: "stopped" })
+      process.exit(0)
+    }
+  }
+  process.on("message", (message: ToChild) => {
+    if (message.type === "cpu") {
+      const usage = process.cpuUsage()
+      send({ type: "cpu", micros: usage.user + usage.system })
+    }
+    if (message.type === "stop") void shutdown()
+  })
+  process.on("disconnect", () => void shutdown())
+  send({ type: "ready", url })
+}
+
+export interface Child {
+  readonly name: string
+  readonly url: string
+  /** CPU time (user + system) the child has used so far, in microseconds. */
+  readonly cpuMicros: () => Promise<number>
+  readonly stop: () => Promise<void>
+}
+
+/** Forks `script` (a .ts file next to this one) on this Node, with exactly `env`, and waits until it serves. */
+export const startChild = (name: string, script: string, env: Readonly<Record<string, string>>): Promise<Child> =>
+  new Promise((resolve, reject) => {
+    const child: ChildProcess = fork(new URL(script, import.meta.url), [], {
+      env: { ...env },
+      execArgv: [],
+      stdio: ["ignore", "inherit", "inherit", "ipc"]
+    })
+    const waiting: Array<(message: FromChild) => boolean> = []
+    child.on("message", (message: FromChild) => {
+      const index = waiting.findIndex((accepts) => accepts(message))
+      if (index >= 0) waiting.splice(index, 1)
+    })
+    const next = <T>(pick: (message: FromChild) => T | undefined) =>
+      new Promise<T>((done) =>
+        waiting.push((message) => {
+          const value = pick(message)
+          if (value === undefined) return false
+          done(value)
+          return true
+        })
+      )
+    const exited = new Promise<void>((done) => child.once("exit", () => done()))
+    child.once("exit", (code) => reject(new Error(`${name} exited with code ${code} before it was ready`)))
+    void next((m) => (m.type === "ready" ? m.url : undefined)).then((url) =>
+      resolve({
+        name,
+        url,
+        cpuMicros: () => {
+          const answer = next((m) => (m.type === "cpu" ? m.micros : undefined))
+          child.send({ type: "cpu" } satisfies ToChild)
+          return answer
+        },
+        stop: async () => {
+          if (child.exitCode === null && child.connected) child.send({ type: "stop" } satisfies ToChild)
+          const killer = setTimeout(() => child.kill("SIGKILL"), 15_000)
+          await exited
+          clearTimeout(killer)
+        }
+      })
+    )
+  })
+
+// ---- HTTP ----
+
+export interface Reply {
+  readonly status: number
+  readonly body: any
+}
+
+/** One request over `agent` (keep-alive), the body parsed as JSON when it is JSON. */
+export const call = (
+  agent: Agent,
+  base: string,
+  method: "GET" | "POST",
+  path: string,
+  options: { readonly json?: unknown; readonly token?: string } = {}
+): Promise<Reply> =>
+  new Promise((resolve, reject) => {
+    const url = new URL(path, base)
+    const payload = options.json === undefined ? undefined : JSON.stringify(options.json)
+    const headers: Record<string, string | number> = {}
+    if (payload !== undefined) {
+      headers["content-type"] = "application/json"
+      headers["content-length"] = Buffer.byteLength(payload)
+    }
+    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+    const req = request(
+      { hostname: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, agent },
+      (res) => {
+        const chunks: Array<Buffer> = []
+        res.on("data", (chunk: Buffer) => chunks.push(chunk))
+        res.on("error", reject)
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8")
+          let body: unknown = text
+          try {
+            body = JSON.parse(text)
+          } catch {
+            // not JSON: keep the text
+          }
+          resolve({ status: res.statusCode ?? 0, body })
+        })
+      }
+    )
+    req.on("error", reject)
+    req.end(payload)
+  })
+
+// ---- sessions the baseline accepts: HS256 JWTs, the same claims as the service's ----
+
+const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url")
+
+export const signJwt = (secret: string, issuer: string, sub: string, ttlSeconds = 3600): string => {
+  const now = Math.floor(Date.now() / 1000)
+  const head = `${b64url({ alg: "HS256", typ: "JWT" })}.${
+    b64url({ method: "sep10", iss: issuer, sub, iat: now, exp: now + ttlSeconds, jti: randomUUID() })
+  }`
+  return `${head}.${createHmac("sha256", secret).update(head).digest("base64url")}`
+}
+
+// ---- the employer's client ----
+
+/** Recipients are opaque to the service; a fixed set keeps key generation out of the measured loop. */
+const RECIPIENTS = Array.from({ length: 32 }, () => Address.fromString(Keypair.random().publicKey()).toScVal())
+
+/**
+ * `confidential_transfer(from, to, proof)` signed by `wallet`, for sequence `current + 1`, valid for 60 s, inner
+ * fee 1001 stroops: what test/support/Transfer.ts's `innerTransfer` builds.
+ */
+export const transferXdr = (wallet: Keypair, current: bigint, contract: string, passphrase = Networks.TESTNET): string => {
+  const tx = new TransactionBuilder(new Account(wallet.publicKey(), current.toString()), { fee: "1001", networkPassphrase: passphrase })
+    .addOperation(new Contract(contract).call(
+      "confidential_transfer",
+      Address.fromString(wallet.publicKey()).toScVal(),
+      RECIPIENTS[Math.floor(Math.random() * RECIPIENTS.length)]!,
+      xdr.ScVal.scvBytes(randomBytes(64))
+    ))
+    .setTimeout(60)
+    .build()
+  tx.sign(wallet)
+  return tx.toXDR()
+}
+
+// ---- statistics ----
+
+/** Nearest-rank percentile of an ascending array; NaN when empty. */
+export const percentile = (sorted: ReadonlyArray<number>, p: number): number => {
+  if (sorted.length === 0) return Number.NaN
+  const rank = Math.ceil((p / 100) * sorted.length)
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!
+}
+
+export const ascending = (values: ReadonlyArray<number>): Array<number> => [...values].sort((a, b) => a - b)
+
+export const fixed = (value: number, digits = 0): string => (Number.isFinite(value) ? value.toFixed(digits) : "-")
+
+/** Plain text table: columns padded to their widest cell, the first column left-aligned, the rest right-aligned. */
+export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+  const all = [header, ...rows]
+  const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? "").length)))
+  const line = (row: ReadonlyArray<string>) =>
+    row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(" | ")
+  return [line(header), widths.map((w) => "-".repeat(w)).join("-|-"), ...rows.map(line)].join("\n")
+}
+
+export const envNumber = (name: string, fallback: number): number => {
+  const raw = process.env[name]
+  if (raw === undefined || raw.trim() === "") return fallback
+  const value = Number(raw)
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got ${raw}`)
+  return value
+}
