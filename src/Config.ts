@@ -86,7 +86,9 @@ export const SponsorConfig = Config.all({
 /** How submissions are followed to the ledger. */
 export const SubmissionConfig = Config.all({
   pollMargin: Config.duration("TRANSFER_POLL_MARGIN").pipe(Config.withDefault(Duration.seconds(10))),
-  reconcileInterval: Config.duration("RECONCILE_INTERVAL").pipe(Config.withDefault(Duration.seconds(5)))
+  reconcileInterval: Config.duration("RECONCILE_INTERVAL").pipe(Config.withDefault(Duration.seconds(5))),
+  jobsPerInstance: Config.integer("BATCH_WORKER_JOBS").pipe(Config.withDefault(16)),
+  accountsPerJob: Config.integer("BATCH_ACCOUNTS_PER_JOB").pipe(Config.withDefault(32))
 })
 
 /** The bridged-USDC vault and the testnet faucet. */

@@ -13,7 +13,6 @@ import { Transfers } from "../Transfers/Transfers.ts"
 import { type JobItemRow, JobRepo, type JobRow, type ResultRow } from "./JobRepo.ts"
 
 const unknownJob = new NotFound({ error: "unknown job" })
-const JOBS_PER_INSTANCE = 4
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 interface Planned {
@@ -116,7 +115,7 @@ export const BatchWorkerLive = Layer.scopedDiscard(
     const transfers = yield* Transfers
     const orgs = yield* OrgRepo
     const { networkPassphrase } = yield* StellarConfig
-    const { reconcileInterval } = yield* SubmissionConfig
+    const { reconcileInterval, jobsPerInstance, accountsPerJob } = yield* SubmissionConfig
     const leaseFor = Duration.toMillis(Duration.times(reconcileInterval, 3))
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -139,7 +138,7 @@ export const BatchWorkerLive = Layer.scopedDiscard(
         const sources = new Set(yield* orgs.memberAccounts(job.orgId))
         const groups = plan(job.items, networkPassphrase)
         yield* Effect.forEach(groups, (group) => Effect.forEach(group, runItem(job, done, sources), { discard: true }), {
-          concurrency: 16,
+          concurrency: accountsPerJob,
           discard: true
         })
         yield* jobs.finish(job.id, yield* now, null)
@@ -154,7 +153,7 @@ export const BatchWorkerLive = Layer.scopedDiscard(
         Effect.withSpan("BatchWorker.work", { attributes: { jobId: job.id } })
       )
 
-    const slots = yield* Effect.makeSemaphore(JOBS_PER_INSTANCE)
+    const slots = yield* Effect.makeSemaphore(jobsPerInstance)
 
     /** Claims and works jobs, a few at a time, until none is left to claim. */
     const drain: Effect.Effect<void> = Effect.gen(function*() {
