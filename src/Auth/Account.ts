@@ -5,7 +5,8 @@ import { hashToken, INVITE_TTL_MS } from "../Contractors/Contractors.ts"
 import { Registrations, toContractor } from "../Contractors/Directory.ts"
 import { InviteRepo } from "../Contractors/InviteRepo.ts"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.ts"
-import { Me, Org, OrgInvitation, type Session } from "../Domain/Session.ts"
+import type { OrgId } from "../Domain/Ids.ts"
+import { CurrentSession, Me, Org, OrgInvitation, type Session } from "../Domain/Session.ts"
 import { randomBytes } from "node:crypto"
 import { OrgRepo } from "./OrgRepo.ts"
 
@@ -29,6 +30,10 @@ export class Account extends Effect.Service<Account>()("Auth/Account", {
           onSome: (m) => Effect.succeed(m.orgId)
         }))
       )
+
+    /** Runs `f` with the signed-in employer's organization (403 without one). */
+    const asEmployer = <A, E, R>(f: (orgId: OrgId) => Effect.Effect<A, E, R>) =>
+      CurrentSession.pipe(Effect.flatMap(employerOrg), Effect.flatMap(f))
 
     const me = Effect.fn("Account.me")(function*(session: Session, inviteToken: string | undefined) {
       const membership = yield* orgs.membership(session.sub)
@@ -115,7 +120,7 @@ export class Account extends Effect.Service<Account>()("Auth/Account", {
       return new Org({ id: joined.value.id, name: joined.value.name, createdAt: DateTime.unsafeMake(joined.value.createdAt) })
     })
 
-    return { me, createOrg, acceptInvite, employerOrg, inviteEmployer, joinOrg } as const
+    return { me, createOrg, acceptInvite, employerOrg, asEmployer, inviteEmployer, joinOrg } as const
   }),
   dependencies: [OrgRepo.Default, ContractorRepo.Default, InviteRepo.Default, Registrations.Default]
 }) {}

@@ -1,6 +1,6 @@
 import { DateTime, Effect, Option } from "effect"
-import { decodeCursor, encodeCursor } from "../Contractors/Cursor.ts"
-import { Batch, type BatchPage, type ListBatchesParams, Payout } from "../Domain/Batch.ts"
+import { decodeCursor, toPage } from "../Contractors/Cursor.ts"
+import { Batch, type ListBatchesParams, Payout } from "../Domain/Batch.ts"
 import { Conflict, notFound } from "../Domain/Errors.ts"
 import type { BatchId, ContractorId, OrgId, PayoutId } from "../Domain/Ids.ts"
 import { type BatchRow, BatchRepo, type PayoutRow } from "./BatchRepo.ts"
@@ -52,12 +52,7 @@ export class Batches extends Effect.Service<Batches>()("Batches/Batches", {
       const after = params.cursor === undefined ? Option.none() : Option.some(yield* decodeCursor(params.cursor))
       const limit = params.limit ?? 50
       const rows = yield* repo.list(orgId, { limit, after, status: Option.fromNullable(params.status) })
-      const page = rows.slice(0, limit)
-      const last = page[page.length - 1]
-      return {
-        items: page.map(toBatch),
-        ...(rows.length > limit && last !== undefined ? { nextCursor: encodeCursor(last) } : {})
-      } satisfies typeof BatchPage.Type
+      return toPage(rows, limit, toBatch)
     })
 
     const get = (orgId: OrgId, id: BatchId) => find(orgId, id).pipe(Effect.map(toBatch))

@@ -2,20 +2,15 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api.ts"
 import { Account } from "../Auth/Account.ts"
-import type { OrgId } from "../Domain/Ids.ts"
 import { CurrentSession } from "../Domain/Session.ts"
 import { BatchRuns } from "./BatchRuns.ts"
 import { Batches } from "./Batches.ts"
 import { ContractorPayouts } from "./ContractorPayouts.ts"
 
-const employer = Effect.map(Account, (account) =>
-  <A, E, R>(f: (orgId: OrgId) => Effect.Effect<A, E, R>) =>
-    CurrentSession.pipe(Effect.flatMap(account.employerOrg), Effect.flatMap(f)))
-
 export const BatchesHttpLive = HttpApiBuilder.group(Api, "batches", (handlers) =>
   Effect.gen(function*() {
     const batches = yield* Batches
-    const asEmployer = yield* employer
+    const { asEmployer } = yield* Account
     return handlers
       .handle("create", ({ payload }) => asEmployer((org) => batches.create(org, payload.name)))
       .handle("list", ({ urlParams }) => asEmployer((org) => batches.list(org, urlParams)))
@@ -30,7 +25,7 @@ export const BatchesHttpLive = HttpApiBuilder.group(Api, "batches", (handlers) =
 export const BatchRunsHttpLive = HttpApiBuilder.group(Api, "batchRuns", (handlers) =>
   Effect.gen(function*() {
     const runs = yield* BatchRuns
-    const asEmployer = yield* employer
+    const { asEmployer } = yield* Account
     return handlers
       .handle("start", ({ payload }) => Effect.flatMap(CurrentSession, (s) => runs.start(s, payload)))
       .handle("poll", ({ path }) => asEmployer((org) => runs.poll(org, path.jobId)))

@@ -3,7 +3,6 @@ import { createHash, randomBytes, randomUUID } from "node:crypto"
 import {
   BulkImportResult,
   BulkRowError,
-  type ContractorPage,
   type CreateContractor,
   Invitation,
   type ListContractorsParams,
@@ -14,7 +13,7 @@ import type { ContractorId, OrgId } from "../Domain/Ids.ts"
 import { BulkRows, type ValidRow } from "./BulkRows.ts"
 import { type ContractorChanges, ContractorRepo, type ContractorRow } from "./ContractorRepo.ts"
 import { Registrations, toContractor } from "./Directory.ts"
-import { decodeCursor, encodeCursor } from "./Cursor.ts"
+import { decodeCursor, toPage } from "./Cursor.ts"
 import { InviteRepo } from "./InviteRepo.ts"
 
 export const INVITE_TTL_MS = 7 * 24 * 3600 * 1000
@@ -94,12 +93,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
       const limit = params.limit ?? 50
       const q = Option.filter(Option.fromNullable(params.q?.trim()), (s) => s.length > 0)
       const rows = yield* repo.list(orgId, { limit, after, status: Option.fromNullable(params.status), q })
-      const page = rows.slice(0, limit)
-      const last = page[page.length - 1]
-      return {
-        items: page.map(toContractor),
-        ...(rows.length > limit && last !== undefined ? { nextCursor: encodeCursor(last) } : {})
-      } satisfies typeof ContractorPage.Type
+      return toPage(rows, limit, toContractor)
     })
 
     const get = (orgId: OrgId, id: ContractorId) =>

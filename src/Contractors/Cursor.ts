@@ -12,3 +12,17 @@ export const decodeCursor = (cursor: string) =>
     Effect.map(([ms, id]) => ({ createdAt: new Date(ms), id })),
     Effect.mapError(() => new InvalidRequest({ error: "invalid cursor" }))
   )
+
+/** One page of newest-first rows (fetched with `limit + 1`), with the cursor of the next page when there is one. */
+export const toPage = <R extends { readonly createdAt: Date; readonly id: string }, A>(
+  rows: ReadonlyArray<R>,
+  limit: number,
+  toItem: (row: R) => A
+) => {
+  const page = rows.slice(0, limit)
+  const last = page[page.length - 1]
+  return {
+    items: page.map(toItem),
+    ...(rows.length > limit && last !== undefined ? { nextCursor: encodeCursor(last) } : {})
+  }
+}

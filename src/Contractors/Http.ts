@@ -2,16 +2,12 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Clock, Effect } from "effect"
 import { Api } from "../Api.ts"
 import { Account } from "../Auth/Account.ts"
-import type { OrgId } from "../Domain/Ids.ts"
-import { CurrentSession } from "../Domain/Session.ts"
 import { Contractors } from "./Contractors.ts"
 
 export const ContractorsHttpLive = HttpApiBuilder.group(Api, "contractors", (handlers) =>
   Effect.gen(function*() {
     const contractors = yield* Contractors
-    const account = yield* Account
-    const asEmployer = <A, E, R>(f: (orgId: OrgId) => Effect.Effect<A, E, R>) =>
-      CurrentSession.pipe(Effect.flatMap(account.employerOrg), Effect.flatMap(f))
+    const { asEmployer } = yield* Account
     return handlers
       .handle("create", ({ payload }) => asEmployer((org) => contractors.create(org, payload)))
       .handle("bulk", ({ payload }) => asEmployer((org) => contractors.bulk(org, payload.rows)))

@@ -8,9 +8,9 @@ import { Transfers } from "./Transfers.ts"
 export const TransfersHttpLive = HttpApiBuilder.group(Api, "transfers", (handlers) =>
   Effect.gen(function*() {
     const transfers = yield* Transfers
-    const account = yield* Account
+    const { asEmployer } = yield* Account
     return handlers
       .handle("transfer", ({ payload }) => Effect.flatMap(CurrentSession, (s) => transfers.submit(s, payload)))
       .handle("status", ({ path }) =>
-        CurrentSession.pipe(Effect.flatMap(account.employerOrg), Effect.flatMap((org) => transfers.status(org, path.hash))))
+        asEmployer((org) => transfers.status(org, path.hash)))
   }))
