@@ -1,17 +1,31 @@
-// Shared pieces of the transfer benchmark: the parent/child protocol, a lean HTTP client, the
-// HS256 JWTs the baseline accepts, the employer's transaction builder and the statistics.
+// Shared pieces of the benchmarks (bench/transfer.ts, bench/batch-run.ts): the parent/child protocol, a lean HTTP
+// client, the HS256 JWTs the baseline accepts, the employer's transaction builder and the statistics.
 import { Account, Address, Contract, Keypair, Networks, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
 import { fork } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
 import { createHmac, randomBytes, randomUUID } from "node:crypto"
 import { Agent, request } from "node:http"
+import { performance } from "node:perf_hooks"
 
 // ---- the two systems under test run as child processes, spoken to over IPC ----
 
-type ToChild = { readonly type: "cpu" } | { readonly type: "stop" }
+/** What a child process reports about itself: cumulative figures since it started. */
+export interface ChildStats {
+  /** CPU time (user + system, every thread of the process), microseconds. */
+  readonly cpuMicros: number
+  /** The main thread's event loop: time spent running callbacks (`active`) and waiting (`idle`), milliseconds. */
+  readonly eluActiveMs: number
+  readonly eluIdleMs: number
+  /** Resident set size now, and the peak so far, bytes. */
+  readonly rssBytes: number
+  readonly maxRssBytes: number
+}
+
+type ToChild = { readonly type: "cpu" } | { readonly type: "stats" } | { readonly type: "stop" }
 type FromChild =
   | { readonly type: "ready"; readonly url: string }
   | { readonly type: "cpu"; readonly micros: number }
+  | { readonly type: "stats"; readonly stats: ChildStats }
   | { readonly type: "stopped" }
 
 /** In a child: reports the URL, answers CPU-time questions, stops on request (or when the parent goes away). */
@@ -33,6 +47,20 @@ export const serveAsChild = (url: string, stop: () => Promise<void>): void => {
       const usage = process.cpuUsage()
       send({ type: "cpu", micros: usage.user + usage.system })
     }
+    if (message.type === "stats") {
+      const usage = process.cpuUsage()
+      const elu = performance.eventLoopUtilization()
+      send({
+        type: "stats",
+        stats: {
+          cpuMicros: usage.user + usage.system,
+          eluActiveMs: elu.active,
+          eluIdleMs: elu.idle,
+          rssBytes: process.memoryUsage.rss(),
+          maxRssBytes: process.resourceUsage().maxRSS * 1024
+        }
+      })
+    }
     if (message.type === "stop") void shutdown()
   })
   process.on("disconnect", () => void shutdown())
@@ -44,6 +72,8 @@ export interface Child {
   readonly url: string
   /** CPU time (user + system) the child has used so far, in microseconds. */
   readonly cpuMicros: () => Promise<number>
+  /** CPU time, event-loop activity and memory of the child so far (see ChildStats). */
+  readonly stats: () => Promise<ChildStats>
   readonly stop: () => Promise<void>
 }
 
@@ -78,6 +108,11 @@ export const startChild = (name: string, script: string, env: Readonly<Record<st
         cpuMicros: () => {
           const answer = next((m) => (m.type === "cpu" ? m.micros : undefined))
           child.send({ type: "cpu" } satisfies ToChild)
+          return answer
+        },
+        stats: () => {
+          const answer = next((m) => (m.type === "stats" ? m.stats : undefined))
+          child.send({ type: "stats" } satisfies ToChild)
           return answer
         },
         stop: async () => {
@@ -154,10 +189,16 @@ export const signJwt = (secret: string, issuer: string, sub: string, ttlSeconds 
 const RECIPIENTS = Array.from({ length: 32 }, () => Address.fromString(Keypair.random().publicKey()).toScVal())
 
 /**
- * `confidential_transfer(from, to, proof)` signed by `wallet`, for sequence `current + 1`, valid for 60 s, inner
- * fee 1001 stroops: what test/support/Transfer.ts's `innerTransfer` builds.
+ * `confidential_transfer(from, to, proof)` signed by `wallet`, for sequence `current + 1`, valid for
+ * `validForSeconds` (default 60 s), inner fee 1001 stroops: what test/support/Transfer.ts's `innerTransfer` builds.
  */
-export const transferXdr = (wallet: Keypair, current: bigint, contract: string, passphrase = Networks.TESTNET): string => {
+export const transferXdr = (
+  wallet: Keypair,
+  current: bigint,
+  contract: string,
+  passphrase = Networks.TESTNET,
+  validForSeconds = 60
+): string => {
   const tx = new TransactionBuilder(new Account(wallet.publicKey(), current.toString()), { fee: "1001", networkPassphrase: passphrase })
     .addOperation(new Contract(contract).call(
       "confidential_transfer",
@@ -165,7 +206,7 @@ export const transferXdr = (wallet: Keypair, current: bigint, contract: string, 
       RECIPIENTS[Math.floor(Math.random() * RECIPIENTS.length)]!,
       xdr.ScVal.scvBytes(randomBytes(64))
     ))
-    .setTimeout(60)
+    .setTimeout(validForSeconds)
     .build()
   tx.sign(wallet)
   return tx.toXDR()

@@ -1,5 +1,6 @@
 import { Address, Keypair, StrKey, Transaction, xdr } from "@stellar/stellar-sdk"
 import { Either } from "effect"
+import { createPublicKey, verify as cryptoVerify } from "node:crypto"
 import { Forbidden, InvalidRequest } from "../Domain/Errors.ts"
 import { SponsorRefused } from "../Domain/Transfer.ts"
 
@@ -24,14 +25,23 @@ export const decodeInner = (signedXDR: string, networkPassphrase: string): Eithe
   return Either.right(tx)
 }
 
+/** Ed25519 through node:crypto: an order of magnitude faster than the SDK's JavaScript implementation. */
+const verifyEd25519 = (publicKey: Uint8Array, data: Uint8Array, signature: Uint8Array) =>
+  cryptoVerify(
+    null,
+    data,
+    createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(publicKey).toString("base64url") }, format: "jwk" }),
+    signature
+  )
+
 /** Keys whose valid signature over this network's hash the envelope carries. */
 export const validSigners = (tx: Transaction, candidates: ReadonlyArray<string>): ReadonlyArray<string> => {
   const hash = tx.hash()
   return candidates.filter(StrKey.isValidEd25519PublicKey).filter((key) => {
-    const keypair = Keypair.fromPublicKey(key)
-    const hint = keypair.signatureHint()
+    const raw = StrKey.decodeEd25519PublicKey(key)
+    const hint = Buffer.from(Keypair.fromPublicKey(key).signatureHint())
     return tx.signatures.some((sig) =>
-      Buffer.from(sig.hint.toBytes()).equals(Buffer.from(hint)) && keypair.verify(hash, sig.signature.toBytes())
+      Buffer.from(sig.hint.toBytes()).equals(hint) && verifyEd25519(raw, hash, sig.signature.toBytes())
     )
   })
 }

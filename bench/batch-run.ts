@@ -1,0 +1,493 @@
+// POST /batch benchmark: one batch run of 1,000 signed transfers (10 jobs x 100 items) from 100 wallets of one
+// organization, against the loopback Stellar RPC closing a ledger every 5 seconds. It measures how many ledgers the
+// run takes against the minimum the per-account sequence order allows, and the service's CPU time per item.
+//
+//   node_modules/.bin/node bench/batch-run.ts            (see bench/README.md for the settings and the figures)
+//
+// This process is the driver: it holds the loopback RPC and the client. The service (bench/service.ts) runs in a
+// child process of its own, with a fresh database, and reports its own CPU time over IPC (bench/support.ts).
+import { Keypair, Networks, StrKey, TransactionBuilder } from "@stellar/stellar-sdk"
+import { randomBytes } from "node:crypto"
+import { mkdtemp, rm } from "node:fs/promises"
+import { Agent } from "node:http"
+import { arch, cpus, platform, tmpdir } from "node:os"
+import * as Path from "node:path"
+import pg from "pg"
+import { LoopbackRpc } from "../test/support/LoopbackRpc.ts"
+import type { Child, ChildStats, Reply } from "./support.ts"
+import { ascending, call, envNumber, fixed, percentile, startChild, table, transferXdr } from "./support.ts"
+
+const dbKind = process.env.BENCH_DB ?? "embedded"
+if (dbKind !== "embedded" && dbKind !== "postgres") throw new Error(`BENCH_DB must be embedded or postgres, got ${dbKind}`)
+
+const integer = (name: string, fallback: number, min: number): number => {
+  const value = envNumber(name, fallback)
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got ${value}`)
+  return value
+}
+
+const settings = {
+  db: dbKind,
+  serverUrl: process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test",
+  ledgerMs: integer("BENCH_BATCH_LEDGER_MS", 5000, 1),
+  accounts: integer("BENCH_BATCH_ACCOUNTS", 100, 1),
+  perAccount: integer("BENCH_BATCH_PER_ACCOUNT", 10, 1),
+  jobs: integer("BENCH_BATCH_JOBS", 10, 1),
+  pollMs: integer("BENCH_BATCH_POLL_MS", 1000, 1),
+  warmup: integer("BENCH_BATCH_WARMUP", 1, 0) > 0,
+  idle: integer("BENCH_BATCH_IDLE", 1, 0) > 0,
+  validFor: integer("BENCH_BATCH_VALID_SECONDS", 300, 1)
+}
+if (settings.accounts % settings.jobs !== 0) throw new Error("BENCH_BATCH_ACCOUNTS must be a multiple of BENCH_BATCH_JOBS")
+const accountsPerJob = settings.accounts / settings.jobs
+const itemsPerJob = accountsPerJob * settings.perAccount
+if (itemsPerJob > 100) throw new Error(`${itemsPerJob} items per job: POST /batch takes at most 100`)
+const totalItems = settings.accounts * settings.perAccount
+
+/** Service settings the benchmark passes on when they are set in its own environment; otherwise the defaults. */
+const PASSED_ON = ["RECONCILE_INTERVAL", "BATCH_WORKER_JOBS", "BATCH_ACCOUNTS_PER_JOB", "TRANSFER_POLL_MARGIN", "STELLAR_RPC_TIMEOUT"]
+const SERVICE_DEFAULTS: Record<string, string> = {
+  RECONCILE_INTERVAL: "5 seconds",
+  BATCH_WORKER_JOBS: "16",
+  BATCH_ACCOUNTS_PER_JOB: "32",
+  TRANSFER_POLL_MARGIN: "10 seconds",
+  STELLAR_RPC_TIMEOUT: "10 seconds"
+}
+
+const CONTRACT = StrKey.encodeContract(Buffer.alloc(32, 7))
+const ISSUER = "http://payroll.bench"
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+// ---- the database (dropped on the way out, Ctrl-C included), as in bench/transfer.ts ----
+
+interface Database {
+  readonly dataDir: string
+  readonly url: string | undefined
+  readonly drop: () => Promise<void>
+}
+
+let liveDatabase: Database | undefined
+process.once("SIGINT", () => {
+  process.stderr.write("interrupted: dropping the benchmark's database\n")
+  void Promise.allSettled([liveDatabase?.drop()]).then(() => process.exit(130))
+})
+
+const freshDatabase = async (): Promise<Database> => {
+  const dataDir = await mkdtemp(Path.join(tmpdir(), "payroll-bench-batch-"))
+  const removeDir = () => rm(dataDir, { recursive: true, force: true })
+  if (settings.db === "embedded") return { dataDir, url: undefined, drop: removeDir }
+  const name = `payroll_bench_batch_${randomBytes(4).toString("hex")}`
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: settings.serverUrl })
+    await client.connect()
+    try {
+      await client.query(statement)
+    } finally {
+      await client.end()
+    }
+  }
+  await admin(`CREATE DATABASE ${name}`)
+  const url = new URL(settings.serverUrl)
+  url.pathname = `/${name}`
+  return {
+    dataDir,
+    url: url.toString(),
+    drop: async () => {
+      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await removeDir()
+    }
+  }
+}
+
+// ---- the service ----
+
+const childEnv = (extra: Record<string, string>): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const name of ["PATH", "HOME", "TMPDIR", "LANG", ...PASSED_ON]) {
+    const value = process.env[name]
+    if (value !== undefined) env[name] = value
+  }
+  // e.g. BENCH_SERVICE_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service alone
+  const nodeOptions = process.env.BENCH_SERVICE_NODE_OPTIONS
+  if (nodeOptions !== undefined && nodeOptions !== "") env.NODE_OPTIONS = nodeOptions
+  return { ...env, ...extra }
+}
+
+const expectOk = (what: string, reply: Reply) => {
+  if (reply.status !== 200) throw new Error(`${what}: ${reply.status} ${JSON.stringify(reply.body)}`)
+  return reply.body
+}
+
+const startService = async (rpc: LoopbackRpc, db: Database): Promise<Child> => {
+  const sponsor = Keypair.random()
+  rpc.setAccount({ id: sponsor.publicKey() })
+  return startChild("service", "./service.ts", childEnv({
+    DATA_DIR: db.dataDir,
+    ...(db.url === undefined ? {} : { DATABASE_URL: db.url }),
+    STELLAR_RPC_URL: rpc.url,
+    NETWORK_PASSPHRASE: Networks.TESTNET,
+    JWT_SECRET: randomBytes(32).toString("base64url"),
+    SEP10_SIGNING_SECRET: Keypair.random().secret(),
+    SPONSOR_SECRET: sponsor.secret(),
+    FAUCET_SECRET: Keypair.random().secret(),
+    CONFIDENTIAL_TOKEN_CONTRACT: CONTRACT,
+    SPONSOR_ALLOWED_CONTRACTS: CONTRACT,
+    AUTH_RATE_LIMIT: "1000000",
+    PUBLIC_URL: ISSUER
+  }))
+}
+
+/** SEP-10 sign-in of `wallet` (its account must be on the loopback ledger); the session token. */
+const signIn = async (agent: Agent, url: string, wallet: Keypair): Promise<string> => {
+  const challenge = expectOk("challenge", await call(agent, url, "GET", `/auth/sep10/challenge?account=${wallet.publicKey()}`))
+  const tx = TransactionBuilder.fromXDR(challenge.transaction, challenge.network_passphrase)
+  tx.sign(wallet)
+  const verified = expectOk("verify", await call(agent, url, "POST", "/auth/sep10/verify", { json: { transaction: tx.toXDR() } }))
+  return verified.token as string
+}
+
+interface Org {
+  /** The owner's session: it submits and polls every job. */
+  readonly token: string
+  /** The owner first, then the members; every one an account on the loopback ledger. */
+  readonly wallets: ReadonlyArray<Keypair>
+}
+
+/** One organization: an owner (POST /orgs) and `count - 1` members who joined with POST /orgs/invites + /orgs/join. */
+const enrollOrg = async (rpc: LoopbackRpc, url: string, count: number): Promise<Org> => {
+  const agent = new Agent({ keepAlive: true, maxSockets: 8 })
+  try {
+    const owner = Keypair.random()
+    rpc.setAccount({ id: owner.publicKey() })
+    const token = await signIn(agent, url, owner)
+    expectOk("org", await call(agent, url, "POST", "/orgs", { token, json: { name: "Bench Batch Co" } }))
+    const wallets = [owner]
+    for (let i = 1; i < count; i += 8) {
+      const batch = Array.from({ length: Math.min(8, count - i) }, () => Keypair.random())
+      await Promise.all(batch.map(async (wallet) => {
+        rpc.setAccount({ id: wallet.publicKey() })
+        const invite = expectOk("invite", await call(agent, url, "POST", "/orgs/invites", { token }))
+        const member = await signIn(agent, url, wallet)
+        expectOk("join", await call(agent, url, "POST", `/orgs/join/${invite.token}`, { token: member }))
+      }))
+      wallets.push(...batch)
+    }
+    return { token, wallets }
+  } finally {
+    agent.destroy()
+  }
+}
+
+// ---- a batch run ----
+
+interface Item {
+  readonly job: number
+  /** Position in its job's `transactions` (results are reported by it). */
+  readonly i: number
+  readonly account: number
+  /** 0-based position among its account's transfers in this run. */
+  readonly k: number
+  readonly signedXDR: string
+}
+
+const shuffle = <T>(values: Array<T>): Array<T> => {
+  for (let i = values.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1))
+    ;[values[i], values[j]] = [values[j]!, values[i]!]
+  }
+  return values
+}
+
+/**
+ * `perAccount` consecutive transfers from each wallet, from its current sequence number on; job `j` holds the
+ * transfers of wallets j*n .. j*n+n-1 (n wallets per job), shuffled the way a client might send them (the worker
+ * sorts each account's items by sequence number).
+ */
+const buildJobs = (rpc: LoopbackRpc, wallets: ReadonlyArray<Keypair>, perAccount: number): Array<Array<Item>> =>
+  Array.from({ length: settings.jobs }, (_, job) => {
+    const own: Array<Omit<Item, "i">> = []
+    for (let a = job * accountsPerJob; a < (job + 1) * accountsPerJob; a++) {
+      const wallet = wallets[a]!
+      const base = rpc.account(wallet.publicKey())!.sequence
+      for (let k = 0; k < perAccount; k++) {
+        own.push({ job, account: a, k, signedXDR: transferXdr(wallet, base + BigInt(k), CONTRACT, Networks.TESTNET, settings.validFor) })
+      }
+    }
+    return shuffle(own).map((item, i) => ({ ...item, i }))
+  })
+
+interface Result {
+  readonly i: number
+  readonly hash: string
+  readonly status: string
+  readonly error?: string
+}
+
+interface Run {
+  readonly jobIds: ReadonlyArray<string>
+  readonly results: ReadonlyArray<ReadonlyArray<Result>>
+  /** Wall clock (Date.now) when the first POST /batch was sent. */
+  readonly submittedAt: number
+  /** Wall clock when every POST /batch had answered. */
+  readonly acceptedAt: number
+  /** Wall clock when the client had seen every job complete (or gave up). */
+  readonly completedAt: number
+  readonly complete: boolean
+  readonly polls: number
+}
+
+/** Submits every job at once, then polls GET /batch/{jobId} every `pollMs` until each has all its results. */
+const runJobs = async (url: string, token: string, jobs: ReadonlyArray<ReadonlyArray<Item>>, deadline: number): Promise<Run> => {
+  const agent = new Agent({ keepAlive: true, maxSockets: jobs.length })
+  try {
+    const submittedAt = Date.now()
+    const jobIds = await Promise.all(jobs.map(async (items) => {
+      const body = expectOk("POST /batch", await call(agent, url, "POST", "/batch", {
+        token,
+        json: { transactions: items.map((item) => ({ signedXDR: item.signedXDR })) }
+      }))
+      return body.jobId as string
+    }))
+    const acceptedAt = Date.now()
+    const results: Array<ReadonlyArray<Result> | undefined> = jobs.map(() => undefined)
+    let polls = 0
+    let last = Date.now()
+    while (results.some((r) => r === undefined) && Date.now() < deadline) {
+      await sleep(Math.max(0, last + settings.pollMs - Date.now()))
+      last = Date.now()
+      await Promise.all(jobIds.map(async (jobId, j) => {
+        if (results[j] !== undefined) return
+        const body = expectOk("GET /batch", await call(agent, url, "GET", `/batch/${jobId}`, { token }))
+        polls += 1
+        if (Array.isArray(body.results) && body.results.length === jobs[j]!.length) results[j] = body.results
+      }))
+    }
+    const complete = results.every((r) => r !== undefined)
+    if (!complete) {
+      // the partial results, for the report
+      await Promise.all(jobIds.map(async (jobId, j) => {
+        if (results[j] === undefined) results[j] = expectOk("GET /batch", await call(agent, url, "GET", `/batch/${jobId}`, { token })).results ?? []
+      }))
+    }
+    return { jobIds, results: results.map((r) => r ?? []), submittedAt, acceptedAt, completedAt: Date.now(), complete, polls }
+  } finally {
+    agent.destroy()
+  }
+}
+
+// ---- main ----
+
+const cpu = cpus()
+const serviceSetting = (name: string) =>
+  process.env[name] === undefined ? `${name}=${SERVICE_DEFAULTS[name]} (default)` : `${name}=${process.env[name]} (from the environment)`
+console.log(`POST /batch benchmark, ${new Date().toISOString()}`)
+console.log(`node ${process.version}, ${platform()} ${arch()}, ${cpu.length} CPUs (${cpu[0]?.model.trim() ?? "unknown"})`)
+console.log(
+  `database: ${
+    settings.db === "embedded"
+      ? "embedded PGlite over a loopback socket, one connection, inside the service process"
+      : `PostgreSQL server (${new URL(settings.serverUrl).host}), a fresh database, the service's pool of 10`
+  }`
+)
+console.log(
+  `loopback RPC in this process, a ledger every ${settings.ledgerMs} ms; the service (src/App.ts AppLive) in a child process; ` +
+    `${["RECONCILE_INTERVAL", "BATCH_WORKER_JOBS", "BATCH_ACCOUNTS_PER_JOB"].map(serviceSetting).join(", ")}`
+)
+console.log(
+  `run: ${settings.jobs} jobs x ${itemsPerJob} items = ${totalItems} transfers; ${settings.accounts} wallets of one organization ` +
+    `(owner + ${settings.accounts - 1} members), ${accountsPerJob} per job, ${settings.perAccount} consecutive sequence numbers each; ` +
+    `all jobs posted at once by the owner, just after a ledger closes; GET /batch/{jobId} every ${settings.pollMs} ms`
+)
+console.log("")
+
+const setupStarted = performance.now()
+const rpc = await LoopbackRpc.start({ ledgerIntervalMs: settings.ledgerMs })
+const db = await freshDatabase()
+liveDatabase = db
+let service: Child | undefined
+try {
+  service = await startService(rpc, db)
+  const org = await enrollOrg(rpc, service.url, settings.accounts)
+  process.stderr.write(`  ${org.wallets.length} wallets enrolled in ${fixed((performance.now() - setupStarted) / 1000, 1)} s\n`)
+
+  let warmupNote = "none"
+  if (settings.warmup) {
+    // One transfer per wallet, in the run's shape (the same jobs, the same wallets): the service's transfer path is
+    // compiled and its caches are warm before the clock starts. It takes a ledger or two.
+    const started = performance.now()
+    const warm = await runJobs(service.url, org.token, buildJobs(rpc, org.wallets, 1), Date.now() + 120_000)
+    const ok = warm.results.flat().filter((r) => r.status === "SUCCESS").length
+    warmupNote = `${settings.accounts} transfers (one per wallet, ${settings.jobs} jobs): ${ok} SUCCESS in ${fixed((performance.now() - started) / 1000, 1)} s`
+    if (ok !== settings.accounts) throw new Error(`warm-up: only ${ok} of ${settings.accounts} transfers succeeded: ${JSON.stringify(warm.results.flat().find((r) => r.status !== "SUCCESS"))}`)
+  }
+  const setupSeconds = (performance.now() - setupStarted) / 1000
+
+  // ---- the measured run ----
+  const jobs = buildJobs(rpc, org.wallets, settings.perAccount)
+  const firstSequence = org.wallets.map((w) => rpc.account(w.publicKey())!.sequence + 1n)
+  await rpc.waitForLedger(rpc.latestLedger + 1)
+  const submitLedger = rpc.latestLedger // the last ledger closed before the jobs were posted
+  const submitLedgerClosedAt = rpc.closeTimeOf(submitLedger)!
+  rpc.resetCalls()
+  const before = await service.stats()
+  const driverBefore = process.cpuUsage()
+  const run = await runJobs(service.url, org.token, jobs, Date.now() + (settings.validFor + 60) * 1000)
+  const after = await service.stats()
+  const driverCpu = process.cpuUsage(driverBefore)
+  const calls = new Map<string, number>()
+  for (const { method } of rpc.calls) calls.set(method, (calls.get(method) ?? 0) + 1)
+  const runMs = run.completedAt - run.submittedAt
+
+  // ---- the idle baseline: the same service, doing nothing, for as long as the run took ----
+  let idle: { readonly cpuMicros: number; readonly ms: number; readonly rpcCalls: number } | undefined
+  if (settings.idle) {
+    await sleep(1000) // the last job's `finish` and lease release
+    rpc.resetCalls()
+    const idleBefore = await service.stats()
+    const idleStarted = performance.now()
+    await sleep(runMs)
+    const idleAfter = await service.stats()
+    idle = { cpuMicros: idleAfter.cpuMicros - idleBefore.cpuMicros, ms: performance.now() - idleStarted, rpcCalls: rpc.calls.length }
+  }
+
+  // ---- what one GET /batch/{jobId} of a whole job costs the service (the client's polls are in the run's CPU) ----
+  const probeAgent = new Agent({ keepAlive: true, maxSockets: 1 })
+  const probes = 100
+  const probeBefore = await service.stats()
+  for (let p = 0; p < probes; p++) await call(probeAgent, service.url, "GET", `/batch/${run.jobIds[p % run.jobIds.length]}`, { token: org.token })
+  const probeAfter = await service.stats()
+  probeAgent.destroy()
+  const pollMicros = (probeAfter.cpuMicros - probeBefore.cpuMicros) / probes
+
+  // ---- analysis ----
+  const items = jobs.flat()
+  const byJob = run.results.map((results) => new Map(results.map((r) => [r.i, r])))
+  const resultOf = (item: Item) => byJob[item.job]?.get(item.i)
+  const statuses = new Map<string, number>()
+  let firstProblem: string | undefined
+  for (const item of items) {
+    const r = resultOf(item)
+    const status = r?.status ?? "missing"
+    statuses.set(status, (statuses.get(status) ?? 0) + 1)
+    if (status !== "SUCCESS") firstProblem ??= `job ${item.job} item ${item.i}: ${JSON.stringify(r ?? null)}`
+  }
+  const ledgerOf = (item: Item) => {
+    const r = resultOf(item)
+    return r?.status === "SUCCESS" ? rpc.transaction(r.hash)?.ledger : undefined
+  }
+  const landed = items.filter((item) => ledgerOf(item) !== undefined)
+  const ledgers = landed.map((item) => ledgerOf(item)!)
+  const firstLedger = Math.min(...ledgers)
+  const lastLedger = Math.max(...ledgers)
+  const perLedger = new Map<number, number>()
+  for (const l of ledgers) perLedger.set(l, (perLedger.get(l) ?? 0) + 1)
+
+  // per account: inclusion ledgers in sequence order, sends, lags
+  let ordered = 0
+  let inMinimum = 0
+  let sentTwice = 0
+  let sequencesOk = 0
+  const waitedExtra: Array<number> = [] // ledgers an account took beyond one per transfer
+  const firstSendLag: Array<number> = [] // ms from posting the jobs to the RPC accepting the account's first transfer
+  const nextSendLag: Array<number> = [] // ms from the close of the ledger holding transfer k-1 to the RPC accepting transfer k
+  for (let a = 0; a < settings.accounts; a++) {
+    const own = items.filter((item) => item.account === a).sort((x, y) => x.k - y.k)
+    const sent = own.map((item) => {
+      const r = resultOf(item)
+      const tx = r?.status === "SUCCESS" ? rpc.transaction(r.hash) : undefined
+      if (tx !== undefined && tx.sends.length !== 1) sentTwice += 1
+      return { ledger: tx?.ledger, acceptedAt: tx?.acceptedAt }
+    })
+    const ls = sent.map((x) => x.ledger)
+    if (ls.every((l, k) => l !== undefined && (k === 0 || l > ls[k - 1]!))) ordered += 1
+    const last = ls.at(-1)
+    if (last !== undefined && ls.every((l) => l !== undefined)) {
+      waitedExtra.push(last - submitLedger - settings.perAccount)
+      if (last - submitLedger === settings.perAccount) inMinimum += 1
+    }
+    const account = rpc.account(org.wallets[a]!.publicKey())!
+    if (account.sequence === firstSequence[a]! + BigInt(settings.perAccount) - 1n) sequencesOk += 1
+    sent.forEach((x, k) => {
+      if (x.acceptedAt === undefined) return
+      if (k === 0) return firstSendLag.push(x.acceptedAt - run.submittedAt)
+      const previous = sent[k - 1]!.ledger
+      const closedAt = previous === undefined ? undefined : rpc.closeTimeOf(previous)
+      if (closedAt !== undefined) nextSendLag.push(x.acceptedAt - closedAt)
+    })
+  }
+  const missedAfterClose = nextSendLag.filter((ms) => ms > settings.ledgerMs).length
+
+  const lastClosedAt = rpc.closeTimeOf(lastLedger)
+  const count = (method: string) => calls.get(method) ?? 0
+  const totalCalls = [...calls.values()].reduce((n, c) => n + c, 0)
+  const others = [...calls].filter(([m]) => !["sendTransaction", "getTransaction", "getLedgerEntries"].includes(m))
+  const per = (n: number) => fixed(n / totalItems, 2)
+  const cpuRunMicros = after.cpuMicros - before.cpuMicros
+  const idleMicros = idle === undefined ? undefined : (idle.cpuMicros * runMs) / idle.ms
+  const netMicros = idleMicros === undefined ? cpuRunMicros : cpuRunMicros - idleMicros
+  const elu = (a: ChildStats, b: ChildStats) => (b.eluActiveMs - a.eluActiveMs) / (b.eluActiveMs - a.eluActiveMs + b.eluIdleMs - a.eluIdleMs)
+  const lags = (values: Array<number>) => {
+    const sorted = ascending(values)
+    return `${fixed(percentile(sorted, 50))} / ${fixed(percentile(sorted, 99))} / ${fixed(sorted.at(-1) ?? Number.NaN)}`
+  }
+  const sendStatuses = new Map<string, number>()
+  for (const tx of rpc.transactions) {
+    for (const send of tx.sends) if (send.at >= run.submittedAt) sendStatuses.set(send.status, (sendStatuses.get(send.status) ?? 0) + 1)
+  }
+
+  console.log(`setup: service started and ${settings.accounts} wallets enrolled, warm-up ${warmupNote}; ${fixed(setupSeconds, 1)} s`)
+  console.log(
+    `jobs posted ${fixed(run.submittedAt - submitLedgerClosedAt)} ms after ledger ${submitLedger} closed; all ${settings.jobs} accepted in ${
+      fixed(run.acceptedAt - run.submittedAt)
+    } ms${run.complete ? "" : "; NOT every job completed before the benchmark gave up"}`
+  )
+  console.log("")
+  console.log(table(["", "value"], [
+    ["items: SUCCESS / other", `${statuses.get("SUCCESS") ?? 0} / ${totalItems - (statuses.get("SUCCESS") ?? 0)}${
+      statuses.size > 1 ? ` (${[...statuses].filter(([s]) => s !== "SUCCESS").map(([s, n]) => `${s} ${n}`).join(", ")})` : ""
+    }`],
+    [
+      "ledgers closed, posting -> last inclusion",
+      landed.length === 0
+        ? "none landed"
+        : `${lastLedger - submitLedger} (minimum ${settings.perAccount}: ${fixed((lastLedger - submitLedger) / settings.perAccount, 2)}x)`
+    ],
+    ["inclusion span, first..last ledger", landed.length === 0 ? "-" : `${lastLedger - firstLedger + 1} (${firstLedger}..${lastLedger})`],
+    ["transfers per ledger", [...perLedger].sort(([x], [y]) => x - y).map(([l, n]) => `+${l - submitLedger}:${n}`).join(" ")],
+    ["accounts: ledgers strictly increasing in sequence order", `${ordered} / ${settings.accounts}`],
+    [`accounts done in the minimum ${settings.perAccount} ledgers`, `${inMinimum} / ${settings.accounts}`],
+    ["  ledgers an account waited beyond that, mean / max", `${fixed(waitedExtra.reduce((s, n) => s + n, 0) / Math.max(1, waitedExtra.length), 2)} / ${fixed(Math.max(...waitedExtra))}`],
+    ["accounts at their last sequence number", `${sequencesOk} / ${settings.accounts}`],
+    ["transfers sent more than once", String(sentTwice)],
+    ["first send after posting, p50 / p99 / max ms", lags(firstSendLag)],
+    ["next send after the previous one's ledger closed, p50 / p99 / max ms", lags(nextSendLag)],
+    [`  of which later than one ledger (${settings.ledgerMs} ms)`, `${missedAfterClose} / ${nextSendLag.length}`],
+    ["wall clock: posting -> last inclusion ledger closed", `${fixed(((lastClosedAt ?? Number.NaN) - run.submittedAt) / 1000, 1)} s`],
+    ["wall clock: posting -> client has every result", `${fixed(runMs / 1000, 1)} s (GET /batch every ${settings.pollMs} ms: ${run.polls} polls)`],
+    ["RPC calls per item", `${per(totalCalls)}`],
+    ["  sendTransaction", `${per(count("sendTransaction"))} (answers: ${[...sendStatuses].map(([s, n]) => `${s} ${n}`).join(", ")})`],
+    ["  getTransaction", per(count("getTransaction"))],
+    ["  getLedgerEntries", per(count("getLedgerEntries"))],
+    ["  others", others.length === 0 ? per(0) : `${per(others.reduce((n, [, c]) => n + c, 0))} (${others.map(([m, c]) => `${m} ${c}`).join(", ")})`],
+    ["service CPU during the run", `${fixed(cpuRunMicros / 1e6, 2)} s (${fixed((cpuRunMicros / 1000 / runMs) * 100)}% of one core)`],
+    [
+      "  idle baseline, same duration",
+      idle === undefined
+        ? "not measured (BENCH_BATCH_IDLE=0)"
+        : `${fixed((idleMicros ?? 0) / 1e6, 2)} s (measured over ${fixed(idle.ms / 1000, 1)} s after the run; ${idle.rpcCalls} RPC calls)`
+    ],
+    ["  net, per item", `${fixed(netMicros / 1000 / totalItems, 2)} ms (${fixed(netMicros / 1e6, 2)} s / ${totalItems})`],
+    ["  of which the client's polls, at most", `${fixed((run.polls * pollMicros) / 1000 / totalItems, 2)} ms per item (${run.polls} polls x ${fixed(pollMicros / 1000, 2)} ms, the cost of a whole job's GET)`],
+    ["  net of the idle baseline and the polls, per item", `${fixed((netMicros - run.polls * pollMicros) / 1000 / totalItems, 2)} ms`],
+    ["service event loop busy during the run", `${fixed(elu(before, after) * 100)}%`],
+    ["service RSS before / after the run, peak", `${fixed(before.rssBytes / 2 ** 20)} / ${fixed(after.rssBytes / 2 ** 20)} MiB, ${fixed(after.maxRssBytes / 2 ** 20)} MiB`],
+    ["driver CPU during the run (loopback RPC + client)", `${fixed((driverCpu.user + driverCpu.system) / 1e6, 2)} s (${fixed(((driverCpu.user + driverCpu.system) / 1000 / runMs) * 100)}% of one core)`]
+  ]))
+  if (firstProblem !== undefined) console.log(`first item that did not succeed: ${firstProblem}`)
+} finally {
+  await service?.stop()
+  await rpc.close()
+  await db.drop()
+  liveDatabase = undefined
+}
