@@ -1,8 +1,9 @@
 import { FetchHttpClient } from "@effect/platform"
-import { expect, layer } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { request as httpRequest } from "node:http"
 import { makeClient } from "../src/client.ts"
+import { loggablePath } from "../src/Http/ServerMiddleware.ts"
 import { call, employer } from "./support/Client.ts"
 import { TestApp, TestAppLive } from "./support/TestApp.ts"
 
@@ -133,3 +134,12 @@ layer(TestAppLive())("HTTP surface", (it) => {
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 })
 
+
+describe("access log", () => {
+  it("never carries invite tokens or query strings", () => {
+    expect(loggablePath("/invites/s3cr3t-token/accept")).toBe("/invites/:token/accept")
+    expect(loggablePath("/orgs/join/s3cr3t-token")).toBe("/orgs/join/:token")
+    expect(loggablePath("/me?invite=s3cr3t-token")).toBe("/me")
+    expect(loggablePath("/contractors/123")).toBe("/contractors/123")
+  })
+})

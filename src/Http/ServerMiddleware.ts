@@ -9,7 +9,8 @@ export const MAX_BODY_BYTES = 256 * 1024
 const FORM_ROUTES = new Set(["/auth"])
 
 /** Paths are logged without secrets (invite tokens) and without query strings. */
-const loggablePath = (url: string) => url.split("?")[0]!.replace(/^\/invites\/[^/]+/, "/invites/:token")
+export const loggablePath = (url: string) =>
+  url.split("?")[0]!.replace(/^\/invites\/[^/]+/, "/invites/:token").replace(/^\/orgs\/join\/[^/]+/, "/orgs/join/:token")
 
 const isJson = (contentType: string) => /^application\/([a-z0-9.+-]+\+)?json\b/.test(contentType)
 

@@ -22,6 +22,10 @@ export const PollOutcome = Data.taggedEnum<PollOutcome>()
 class TryAgainLater extends Data.TaggedError("TryAgainLater")<{}> {}
 class NotFound extends Data.TaggedError("NotFound")<{}> {}
 
+// Signals for the retry schedules, made once: an error captures a stack trace when it is built.
+const tryAgainLater = new TryAgainLater()
+const notFound = new NotFound()
+
 /** Exponential from 250 ms, each step capped at 1 s, jittered, for at most `budget`. */
 export const followSchedule = (budget: Duration.Duration) =>
   Schedule.exponential("250 millis").pipe(
@@ -50,7 +54,7 @@ export class Network extends Effect.Service<Network>()("Transfers/Network", {
             case "DUPLICATE":
               return Effect.succeed(SendOutcome.Accepted())
             case "TRY_AGAIN_LATER":
-              return Effect.fail(new TryAgainLater())
+              return Effect.fail(tryAgainLater)
             case "ERROR":
               return Effect.succeed(SendOutcome.Rejected({
                 code: answer.errorResult === undefined ? "unknown" : resultCode(answer.errorResult)
@@ -90,7 +94,7 @@ export class Network extends Effect.Service<Network>()("Transfers/Network", {
       Effect.gen(function*() {
         const budget = yield* remaining(deadline)
         return yield* check(hash).pipe(
-          Effect.flatMap((outcome) => outcome._tag === "NotYet" ? Effect.fail(new NotFound()) : Effect.succeed(outcome)),
+          Effect.flatMap((outcome) => outcome._tag === "NotYet" ? Effect.fail(notFound) : Effect.succeed(outcome)),
           Effect.retry(followSchedule(budget)),
           Effect.orElseSucceed(() => PollOutcome.NotYet())
         )
