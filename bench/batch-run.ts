@@ -8,14 +8,11 @@
 // child process of its own, with a fresh database, and reports its own CPU time over IPC (bench/support.ts).
 import { Keypair, Networks, StrKey, TransactionBuilder } from "@stellar/stellar-sdk"
 import { randomBytes } from "node:crypto"
-import { mkdtemp, rm } from "node:fs/promises"
 import { Agent } from "node:http"
-import { arch, cpus, platform, tmpdir } from "node:os"
-import * as Path from "node:path"
-import pg from "pg"
+import { arch, cpus, platform } from "node:os"
 import { LoopbackRpc } from "../test/support/LoopbackRpc.ts"
-import type { Child, ChildStats, Reply } from "./support.ts"
-import { ascending, call, envNumber, fixed, percentile, startChild, table, transferXdr } from "./support.ts"
+import type { BenchDatabase, Child, ChildStats, Reply } from "./support.ts"
+import { ascending, call, envNumber, fixed, freshDatabase, percentile, startChild, table, transferXdr } from "./support.ts"
 
 const dbKind = process.env.BENCH_DB ?? "embedded"
 if (dbKind !== "embedded" && dbKind !== "postgres") throw new Error(`BENCH_DB must be embedded or postgres, got ${dbKind}`)
@@ -59,46 +56,6 @@ const ISSUER = "http://payroll.bench"
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-// ---- the database (dropped on the way out, Ctrl-C included), as in bench/transfer.ts ----
-
-interface Database {
-  readonly dataDir: string
-  readonly url: string | undefined
-  readonly drop: () => Promise<void>
-}
-
-let liveDatabase: Database | undefined
-process.once("SIGINT", () => {
-  process.stderr.write("interrupted: dropping the benchmark's database\n")
-  void Promise.allSettled([liveDatabase?.drop()]).then(() => process.exit(130))
-})
-
-const freshDatabase = async (): Promise<Database> => {
-  const dataDir = await mkdtemp(Path.join(tmpdir(), "payroll-bench-batch-"))
-  const removeDir = () => rm(dataDir, { recursive: true, force: true })
-  if (settings.db === "embedded") return { dataDir, url: undefined, drop: removeDir }
-  const name = `payroll_bench_batch_${randomBytes(4).toString("hex")}`
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: settings.serverUrl })
-    await client.connect()
-    try {
-      await client.query(statement)
-    } finally {
-      await client.end()
-    }
-  }
-  await admin(`CREATE DATABASE ${name}`)
-  const url = new URL(settings.serverUrl)
-  url.pathname = `/${name}`
-  return {
-    dataDir,
-    url: url.toString(),
-    drop: async () => {
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await removeDir()
-    }
-  }
-}
 
 // ---- the service ----
 
@@ -119,7 +76,7 @@ const expectOk = (what: string, reply: Reply) => {
   return reply.body
 }
 
-const startService = async (rpc: LoopbackRpc, db: Database): Promise<Child> => {
+const startService = async (rpc: LoopbackRpc, db: BenchDatabase): Promise<Child> => {
   const sponsor = Keypair.random()
   rpc.setAccount({ id: sponsor.publicKey() })
   return startChild("service", "./service.ts", childEnv({
@@ -303,8 +260,7 @@ console.log("")
 
 const setupStarted = performance.now()
 const rpc = await LoopbackRpc.start({ ledgerIntervalMs: settings.ledgerMs })
-const db = await freshDatabase()
-liveDatabase = db
+const db = await freshDatabase("batch", settings.db === "postgres" ? settings.serverUrl : undefined)
 let service: Child | undefined
 try {
   service = await startService(rpc, db)
@@ -489,5 +445,4 @@ try {
   await service?.stop()
   await rpc.close()
   await db.drop()
-  liveDatabase = undefined
 }

@@ -5,7 +5,11 @@ import { fork } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
 import { createHmac, randomBytes, randomUUID } from "node:crypto"
 import { Agent, request } from "node:http"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import * as Path from "node:path"
 import { performance } from "node:perf_hooks"
+import pg from "pg"
 
 // ---- the two systems under test run as child processes, spoken to over IPC ----
 
@@ -240,4 +244,60 @@ export const envNumber = (name: string, fallback: number): number => {
   const value = Number(raw)
   if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got ${raw}`)
   return value
+}
+
+// ---- databases (dropped on the way out, Ctrl-C included) ----
+
+export interface BenchDatabase {
+  readonly dataDir: string
+  readonly url: string | undefined
+  readonly drop: () => Promise<void>
+}
+
+const liveDatabases = new Set<BenchDatabase>()
+process.once("SIGINT", () => {
+  process.stderr.write("interrupted: dropping the benchmark's databases\n")
+  void Promise.allSettled([...liveDatabases].map((db) => db.drop())).then(() => process.exit(130))
+})
+
+/**
+ * A fresh embedded data directory, or (with `serverUrl`) a fresh database on that PostgreSQL server; both are
+ * removed by `drop`, or on Ctrl-C.
+ */
+export const freshDatabase = async (label: string, serverUrl: string | undefined): Promise<BenchDatabase> => {
+  const dataDir = await mkdtemp(Path.join(tmpdir(), `payroll-bench-${label}-`))
+  const removeDir = () => rm(dataDir, { recursive: true, force: true })
+  const track = (db: BenchDatabase): BenchDatabase => {
+    const tracked: BenchDatabase = {
+      ...db,
+      drop: async () => {
+        liveDatabases.delete(tracked)
+        await db.drop()
+      }
+    }
+    liveDatabases.add(tracked)
+    return tracked
+  }
+  if (serverUrl === undefined) return track({ dataDir, url: undefined, drop: removeDir })
+  const name = `payroll_bench_${label.replace(/[^a-z0-9]/gi, "_")}_${randomBytes(4).toString("hex")}`
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: serverUrl })
+    await client.connect()
+    try {
+      await client.query(statement)
+    } finally {
+      await client.end()
+    }
+  }
+  await admin(`CREATE DATABASE ${name}`)
+  const url = new URL(serverUrl)
+  url.pathname = `/${name}`
+  return track({
+    dataDir,
+    url: url.toString(),
+    drop: async () => {
+      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await removeDir()
+    }
+  })
 }

@@ -6,14 +6,11 @@
 // baseline (bench/baseline.ts) each run in a child process of their own, with a fresh database of the same kind.
 import { Keypair, Networks, StrKey, TransactionBuilder } from "@stellar/stellar-sdk"
 import { randomBytes } from "node:crypto"
-import { mkdtemp, rm } from "node:fs/promises"
 import { Agent } from "node:http"
-import { arch, cpus, platform, tmpdir } from "node:os"
-import * as Path from "node:path"
-import pg from "pg"
+import { arch, cpus, platform } from "node:os"
 import { LoopbackRpc } from "../test/support/LoopbackRpc.ts"
-import type { Child, Reply } from "./support.ts"
-import { ascending, call, envNumber, fixed, percentile, signJwt, startChild, table, transferXdr } from "./support.ts"
+import type { BenchDatabase, Child, Reply } from "./support.ts"
+import { ascending, call, envNumber, fixed, freshDatabase, percentile, signJwt, startChild, table, transferXdr } from "./support.ts"
 
 const dbKind = process.env.BENCH_DB ?? "embedded"
 if (dbKind !== "embedded" && dbKind !== "postgres") throw new Error(`BENCH_DB must be embedded or postgres, got ${dbKind}`)
@@ -34,59 +31,6 @@ if (settings.concurrency.some((c) => !Number.isInteger(c) || c < 1)) throw new E
 
 const CONTRACT = StrKey.encodeContract(Buffer.alloc(32, 7))
 const ISSUER = "http://payroll.bench"
-
-// ---- databases (dropped on the way out, Ctrl-C included) ----
-
-const liveDatabases = new Set<Database>()
-process.once("SIGINT", () => {
-  process.stderr.write("interrupted: dropping the benchmark's databases\n")
-  void Promise.allSettled([...liveDatabases].map((db) => db.drop())).then(() => process.exit(130))
-})
-
-interface Database {
-  readonly dataDir: string
-  readonly url: string | undefined
-  readonly drop: () => Promise<void>
-}
-
-/** A fresh embedded data directory, or a fresh database on the PostgreSQL server; both removed by `drop`. */
-const freshDatabase = async (label: string): Promise<Database> => {
-  const dataDir = await mkdtemp(Path.join(tmpdir(), `payroll-bench-${label}-`))
-  const removeDir = () => rm(dataDir, { recursive: true, force: true })
-  const track = (db: Database): Database => {
-    const tracked: Database = {
-      ...db,
-      drop: async () => {
-        liveDatabases.delete(tracked)
-        await db.drop()
-      }
-    }
-    liveDatabases.add(tracked)
-    return tracked
-  }
-  if (settings.db === "embedded") return track({ dataDir, url: undefined, drop: removeDir })
-  const name = `payroll_bench_${label}_${randomBytes(4).toString("hex")}`
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: settings.serverUrl })
-    await client.connect()
-    try {
-      await client.query(statement)
-    } finally {
-      await client.end()
-    }
-  }
-  await admin(`CREATE DATABASE ${name}`)
-  const url = new URL(settings.serverUrl)
-  url.pathname = `/${name}`
-  return track({
-    dataDir,
-    url: url.toString(),
-    drop: async () => {
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await removeDir()
-    }
-  })
-}
 
 // ---- the two systems ----
 
@@ -111,7 +55,7 @@ const expectOk = (what: string, reply: Reply) => {
   return reply.body
 }
 
-const startService = async (rpc: LoopbackRpc, db: Database): Promise<System> => {
+const startService = async (rpc: LoopbackRpc, db: BenchDatabase): Promise<System> => {
   const sponsor = Keypair.random()
   rpc.setAccount({ id: sponsor.publicKey() })
   const child = await startChild("service", "./service.ts", childEnv({
@@ -140,7 +84,7 @@ const startService = async (rpc: LoopbackRpc, db: Database): Promise<System> => 
   return { name: "service", child, enroll }
 }
 
-const startBaseline = async (rpc: LoopbackRpc, db: Database): Promise<System> => {
+const startBaseline = async (rpc: LoopbackRpc, db: BenchDatabase): Promise<System> => {
   const sponsor = Keypair.random()
   rpc.setAccount({ id: sponsor.publicKey() })
   const jwtSecret = randomBytes(32).toString("base64url")
@@ -280,15 +224,15 @@ const closeOnAccept = (rpc: LoopbackRpc) => {
 const instantPhase = async () => {
   const rpc = await LoopbackRpc.start({ ledgerIntervalMs: settings.instantLedgerMs })
   if (settings.instantLedgerMs === 0) closeOnAccept(rpc)
-  const databases: Array<Database> = []
+  const databases: Array<BenchDatabase> = []
   const systems: Array<System> = []
   try {
     const maxClients = Math.max(...settings.concurrency)
-    const serviceDb = await freshDatabase("service")
+    const serviceDb = await freshDatabase("service", settings.db === "postgres" ? settings.serverUrl : undefined)
     databases.push(serviceDb)
     const service = await startService(rpc, serviceDb)
     systems.push(service)
-    const baselineDb = await freshDatabase("baseline")
+    const baselineDb = await freshDatabase("baseline", settings.db === "postgres" ? settings.serverUrl : undefined)
     databases.push(baselineDb)
     const baseline = await startBaseline(rpc, baselineDb)
     systems.push(baseline)
@@ -392,12 +336,12 @@ const slowRun = async (rpc: LoopbackRpc, system: System, clients: ReadonlyArray<
 
 const slowPhase = async () => {
   const rpc = await LoopbackRpc.start({ ledgerIntervalMs: settings.slowLedgerMs })
-  const databases: Array<Database> = []
+  const databases: Array<BenchDatabase> = []
   const running: Array<System> = []
   const results: Array<[System["name"], SlowResult]> = []
   try {
     for (const start of [startService, startBaseline]) {
-      const db = await freshDatabase(start === startService ? "service" : "baseline")
+      const db = await freshDatabase(start === startService ? "service" : "baseline", settings.db === "postgres" ? settings.serverUrl : undefined)
       databases.push(db)
       const system = await start(rpc, db)
       running.push(system)
