@@ -1,13 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, DateTime, Effect, Option } from "effect"
 import { ContractorRepo } from "../Contractors/ContractorRepo.ts"
-import { hashToken, INVITE_TTL_MS } from "../Contractors/Contractors.ts"
+import { hashToken, INVITE_TTL_MS, newInviteToken } from "./InviteToken.ts"
 import { Registrations, toContractor } from "../Contractors/Directory.ts"
 import { InviteRepo } from "../Contractors/InviteRepo.ts"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.ts"
 import type { OrgId } from "../Domain/Ids.ts"
 import { CurrentSession, Me, Org, OrgInvitation, type Session } from "../Domain/Session.ts"
-import { randomBytes } from "node:crypto"
 import { OrgRepo } from "./OrgRepo.ts"
 
 const inviteGone = new NotFound({ error: "invite not found, already used or expired" })
@@ -106,7 +105,7 @@ export class Account extends Effect.Service<Account>()("Auth/Account", {
 
     const inviteEmployer = Effect.fn("Account.inviteEmployer")(function*(session: Session) {
       const orgId = yield* employerOrg(session)
-      const token = randomBytes(32).toString("base64url")
+      const token = newInviteToken()
       const expiresAt = new Date((yield* now).getTime() + INVITE_TTL_MS)
       yield* orgs.invite(orgId, hashToken(token), session.sub, expiresAt)
       return new OrgInvitation({ token, expiresAt: DateTime.unsafeMake(expiresAt) })

@@ -1,5 +1,5 @@
 import { DateTime, Effect, Option } from "effect"
-import { decodeCursor, toPage } from "../Contractors/Cursor.ts"
+import { decodeCursor, toPage } from "../Http/Cursor.ts"
 import { Batch, type ListBatchesParams, Payout } from "../Domain/Batch.ts"
 import { Conflict, notFound } from "../Domain/Errors.ts"
 import type { BatchId, ContractorId, OrgId, PayoutId } from "../Domain/Ids.ts"

@@ -1,5 +1,6 @@
 import { Effect, Option, Schema, type Types } from "effect"
-import { createHash, randomBytes, randomUUID } from "node:crypto"
+import { randomUUID } from "node:crypto"
+import { hashToken, INVITE_TTL_MS, newInviteToken } from "../Auth/InviteToken.ts"
 import {
   BulkImportResult,
   BulkRowError,
@@ -13,13 +14,10 @@ import type { ContractorId, OrgId } from "../Domain/Ids.ts"
 import { BulkRows, type ValidRow } from "./BulkRows.ts"
 import { type ContractorChanges, ContractorRepo, type ContractorRow } from "./ContractorRepo.ts"
 import { Registrations, toContractor } from "./Directory.ts"
-import { decodeCursor, toPage } from "./Cursor.ts"
+import { decodeCursor, toPage } from "../Http/Cursor.ts"
 import { InviteRepo } from "./InviteRepo.ts"
 
-export const INVITE_TTL_MS = 7 * 24 * 3600 * 1000
 const duplicate = new Conflict({ error: "a contractor with this email or address already exists" })
-
-export const hashToken = (token: string) => createHash("sha256").update(token).digest()
 
 /** The contractor directory of one organization. */
 export class Contractors extends Effect.Service<Contractors>()("Contractors/Contractors", {
@@ -152,7 +150,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
       if (current.status !== "invited") {
         return yield* new Conflict({ error: `only an invited contractor can be invited; this one is ${current.status}` })
       }
-      const token = randomBytes(32).toString("base64url")
+      const token = newInviteToken()
       const expiresAt = new Date(now.getTime() + INVITE_TTL_MS)
       yield* invites.issue(orgId, id, hashToken(token), expiresAt)
       return Invitation.make({ contractorId: id, token, expiresAt: Schema.decodeSync(Schema.DateTimeUtcFromDate)(expiresAt) })

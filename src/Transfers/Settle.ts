@@ -15,8 +15,9 @@ export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
       row: Submission,
       to: "success" | "failed" | "rejected" | "expired",
       fields: { readonly resultCode?: string; readonly ledger?: number }
-    ) =>
-      repo.atomically(Effect.gen(function*() {
+    ) => {
+      const alone = row.payoutId === null && (to === "success" || to === "failed")
+      const work = Effect.gen(function*() {
         const moved = yield* repo.transition(row.innerHash, IN_FLIGHT, to, fields)
         if (!moved) return false
         if (to === "rejected" || to === "expired") yield* repo.releaseQuota(row.innerHash)
@@ -29,7 +30,10 @@ export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
           )
         }
         return true
-      }))
+      })
+      // A lone state change needs no transaction of its own; one with follow-up writes does.
+      return alone ? Effect.catchTag(work, "SqlError", Effect.die) : repo.atomically(work)
+    }
 
     const log = (row: Submission, message: string) =>
       Effect.logInfo(message).pipe(Effect.annotateLogs({ hash: row.outerHash, source: row.source }))
