@@ -34,6 +34,17 @@ export interface TestAppShape {
 
 export class TestApp extends Context.Tag("test/TestApp")<TestApp, TestAppShape>() {}
 
+/** A port no one listens on right now. */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      probe.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+    })
+  })
+
 export const loopbackRpc = (ledgerIntervalMs = 50) =>
   Effect.acquireRelease(
     Effect.promise(() => LoopbackRpc.start({ ledgerIntervalMs })),
@@ -48,7 +59,12 @@ export const loopbackRpc = (ledgerIntervalMs = 50) =>
  */
 export const TestAppLive = (
   config: Readonly<Record<string, string>> = {},
-  options: { readonly ledgerIntervalMs?: number; readonly generatedKeys?: boolean } = {}
+  options: {
+    readonly ledgerIntervalMs?: number
+    readonly generatedKeys?: boolean
+    /** Listen on a fixed free port with PUBLIC_URL = http://127.0.0.1:PORT, as stock SEP-1/SEP-10 clients need. */
+    readonly selfUrl?: boolean
+  } = {}
 ) =>
   Layer.scoped(
     TestApp,
@@ -58,6 +74,7 @@ export const TestAppLive = (
       const sep10Key = Keypair.random()
       const sponsorKey = Keypair.random()
       const faucetKey = Keypair.random()
+      const port = options.selfUrl === true ? yield* Effect.promise(freePort) : 0
       const jwtSecret = randomBytes(32).toString("base64url")
       const secrets = options.generatedKeys === true ? {} : {
         JWT_SECRET: jwtSecret,
@@ -70,7 +87,7 @@ export const TestAppLive = (
         STELLAR_RPC_URL: rpc.url,
         ...secrets,
         CONFIDENTIAL_TOKEN_CONTRACT: CONFIDENTIAL_TOKEN,
-        PUBLIC_URL: "http://payroll.test",
+        PUBLIC_URL: port === 0 ? "http://payroll.test" : `http://127.0.0.1:${port}`,
         AUTH_RATE_LIMIT: "100000",
         ...config
       }
@@ -87,12 +104,13 @@ export const TestAppLive = (
         ? yield* Layer.buildWithScope(DatabaseLive.pipe(Layer.provide(environment)), outer)
         : undefined
 
+      let instances = 0
       const startInstance = Effect.gen(function*() {
         const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
         const app = shared === undefined ? AppLive : Layer.fresh(InstanceLive).pipe(Layer.provide(Layer.succeedContext(shared)))
         const node = createServer()
         const server = app.pipe(
-          Layer.provideMerge(NodeHttpServer.layer(() => node, { host: "127.0.0.1", port: 0 })),
+          Layer.provideMerge(NodeHttpServer.layer(() => node, { host: "127.0.0.1", port: instances++ === 0 ? port : 0 })),
           Layer.provide(environment)
         )
         const context = yield* Layer.buildWithScope(server, scope)
