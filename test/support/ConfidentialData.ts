@@ -26,5 +26,5 @@ export const transferPayload = (): xdr.ScVal =>
   ]))
 
 /** XDR of `TransferData { payload, proof }` with a proof of `proofBytes` bytes. */
-export const transferData = (proofBytes = PROOF_BYTES): Buffer =>
+export const transferData = (proofBytes = PROOF_BYTES): Uint8Array =>
   structVal({ payload: transferPayload(), proof: xdr.ScVal.scvBytes(randomBytes(proofBytes)) }).toXDR()
