@@ -12,7 +12,7 @@ import { Agent } from "node:http"
 import { arch, cpus, platform } from "node:os"
 import { LoopbackRpc } from "../test/support/LoopbackRpc.ts"
 import type { BenchDatabase, Child, ChildStats, Reply } from "./support.ts"
-import { ascending, call, envNumber, fixed, freshDatabase, percentile, startChild, table, transferXdr } from "./support.ts"
+import { addWallet, ascending, call, deployToken, envNumber, fixed, freshDatabase, percentile, startChild, table, transferXdr } from "./support.ts"
 
 const dbKind = process.env.BENCH_DB ?? "embedded"
 if (dbKind !== "embedded" && dbKind !== "postgres") throw new Error(`BENCH_DB must be embedded or postgres, got ${dbKind}`)
@@ -29,7 +29,7 @@ const settings = {
   ledgerMs: integer("BENCH_BATCH_LEDGER_MS", 5000, 1),
   accounts: integer("BENCH_BATCH_ACCOUNTS", 100, 1),
   perAccount: integer("BENCH_BATCH_PER_ACCOUNT", 10, 1),
-  jobs: integer("BENCH_BATCH_JOBS", 10, 1),
+  jobs: integer("BENCH_BATCH_JOBS", 100, 1),
   pollMs: integer("BENCH_BATCH_POLL_MS", 1000, 1),
   warmup: integer("BENCH_BATCH_WARMUP", 1, 0) > 0,
   idle: integer("BENCH_BATCH_IDLE", 1, 0) > 0,
@@ -39,13 +39,15 @@ if (settings.accounts % settings.jobs !== 0) throw new Error("BENCH_BATCH_ACCOUN
 const accountsPerJob = settings.accounts / settings.jobs
 const itemsPerJob = accountsPerJob * settings.perAccount
 if (itemsPerJob > 100) throw new Error(`${itemsPerJob} items per job: POST /batch takes at most 100`)
+// A real transfer is ~16 KB of XDR (~21.5 K characters of base64); a body is at most 256 KiB, i.e. 12 of them.
+if (itemsPerJob > 12) throw new Error(`${itemsPerJob} real-size transfers per job: a 256 KiB POST /batch body holds about 12`)
 const totalItems = settings.accounts * settings.perAccount
 
 /** Service settings the benchmark passes on when they are set in its own environment; otherwise the defaults. */
 const PASSED_ON = ["RECONCILE_INTERVAL", "BATCH_WORKER_JOBS", "BATCH_ACCOUNTS_PER_JOB", "TRANSFER_POLL_MARGIN", "STELLAR_RPC_TIMEOUT"]
 const SERVICE_DEFAULTS: Record<string, string> = {
   RECONCILE_INTERVAL: "5 seconds",
-  BATCH_WORKER_JOBS: "16",
+  BATCH_WORKER_JOBS: "128",
   BATCH_ACCOUNTS_PER_JOB: "32",
   TRANSFER_POLL_MARGIN: "10 seconds",
   STELLAR_RPC_TIMEOUT: "10 seconds"
@@ -116,14 +118,14 @@ const enrollOrg = async (rpc: LoopbackRpc, url: string, count: number): Promise<
   const agent = new Agent({ keepAlive: true, maxSockets: 8 })
   try {
     const owner = Keypair.random()
-    rpc.setAccount({ id: owner.publicKey() })
+    addWallet(rpc, CONTRACT, owner)
     const token = await signIn(agent, url, owner)
     expectOk("org", await call(agent, url, "POST", "/orgs", { token, json: { name: "Bench Batch Co" } }))
     const wallets = [owner]
     for (let i = 1; i < count; i += 8) {
       const batch = Array.from({ length: Math.min(8, count - i) }, () => Keypair.random())
       await Promise.all(batch.map(async (wallet) => {
-        rpc.setAccount({ id: wallet.publicKey() })
+        addWallet(rpc, CONTRACT, wallet)
         const invite = expectOk("invite", await call(agent, url, "POST", "/orgs/invites", { token }))
         const member = await signIn(agent, url, wallet)
         expectOk("join", await call(agent, url, "POST", `/orgs/join/${invite.token}`, { token: member }))
@@ -260,6 +262,7 @@ console.log("")
 
 const setupStarted = performance.now()
 const rpc = await LoopbackRpc.start({ ledgerIntervalMs: settings.ledgerMs })
+deployToken(rpc, CONTRACT)
 const db = await freshDatabase("batch", settings.db === "postgres" ? settings.serverUrl : undefined)
 let service: Child | undefined
 try {

@@ -1,16 +1,15 @@
-// The real service, composed as src/main.ts and test/support/TestApp.ts compose it (AppLive on a Node HTTP
+// The real service, composed as src/main.ts and test/support/TestApp.ts compose it (`appOn` with a Node HTTP
 // server), on a random loopback port, logging at Warning and above. Settings come from the environment the
 // benchmark gives this child process. Not meant to be run by hand: bench/transfer.ts forks it.
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Exit, Layer, Logger, LogLevel, Scope } from "effect"
 import { createServer } from "node:http"
-import { AppLive } from "../src/App.ts"
+import { appOn } from "../src/App.ts"
 import { serveAsChild } from "./support.ts"
 
 const node = createServer()
-const ServiceLive = AppLive.pipe(
-  Layer.provideMerge(NodeHttpServer.layer(() => node, { host: "127.0.0.1", port: 0 })),
+const ServiceLive = appOn(NodeHttpServer.layer(() => node, { host: "127.0.0.1", port: 0 })).pipe(
   Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
 )
 

@@ -1,6 +1,6 @@
 // Shared pieces of the benchmarks (bench/transfer.ts, bench/batch-run.ts): the parent/child protocol, a lean HTTP
 // client, the HS256 JWTs the baseline accepts, the employer's transaction builder and the statistics.
-import { Account, Address, Contract, Keypair, Networks, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
+import { Account, Address, Keypair, Networks, Operation, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
 import { fork } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
 import { createHmac, randomBytes, randomUUID } from "node:crypto"
@@ -10,6 +10,8 @@ import { tmpdir } from "node:os"
 import * as Path from "node:path"
 import { performance } from "node:perf_hooks"
 import pg from "pg"
+import { sourceAuthorization, transferData } from "../test/support/ConfidentialData.ts"
+import type { LoopbackRpc } from "../test/support/LoopbackRpc.ts"
 
 // ---- the two systems under test run as child processes, spoken to over IPC ----
 
@@ -190,11 +192,27 @@ export const signJwt = (secret: string, issuer: string, sub: string, ttlSeconds 
 // ---- the employer's client ----
 
 /** Recipients are opaque to the service; a fixed set keeps key generation out of the measured loop. */
-const RECIPIENTS = Array.from({ length: 32 }, () => Address.fromString(Keypair.random().publicKey()).toScVal())
+const RECIPIENT_KEYS = Array.from({ length: 32 }, () => Keypair.random().publicKey())
+const RECIPIENTS = RECIPIENT_KEYS.map((key) => Address.fromString(key).toScVal())
+/** Real-size `data` (a 15,000-byte stand-in proof), a pool of them made once so the client's CPU stays out of the loop. */
+const DATA = Array.from({ length: 32 }, () => xdr.ScVal.scvBytes(transferData()))
+
+/** The OpenZeppelin confidential token emulated at `contract`, with the recipients registered. */
+export const deployToken = (rpc: LoopbackRpc, contract: string): void => {
+  rpc.deployConfidentialToken(contract)
+  for (const key of RECIPIENT_KEYS) rpc.registerConfidential(contract, key)
+}
+
+/** An employer wallet: an account on the loopback ledger, registered with the token so it can send. */
+export const addWallet = (rpc: LoopbackRpc, contract: string, wallet: Keypair): void => {
+  rpc.setAccount({ id: wallet.publicKey() })
+  rpc.registerConfidential(contract, wallet.publicKey())
+}
 
 /**
- * `confidential_transfer(from, to, proof)` signed by `wallet`, for sequence `current + 1`, valid for
- * `validForSeconds` (default 60 s), inner fee 1001 stroops: what test/support/Transfer.ts's `innerTransfer` builds.
+ * `confidential_transfer(from, to, data)` signed by `wallet`, for sequence `current + 1`, valid for
+ * `validForSeconds` (default 60 s), inner fee 1001 stroops, with the source account's authorization entry a client
+ * gets from simulation: what test/support/Transfer.ts's `innerTransfer` builds (about 16 KB of XDR).
  */
 export const transferXdr = (
   wallet: Keypair,
@@ -203,13 +221,18 @@ export const transferXdr = (
   passphrase = Networks.TESTNET,
   validForSeconds = 60
 ): string => {
+  const args = [
+    Address.fromString(wallet.publicKey()).toScVal(),
+    RECIPIENTS[Math.floor(Math.random() * RECIPIENTS.length)]!,
+    DATA[Math.floor(Math.random() * DATA.length)]!
+  ]
   const tx = new TransactionBuilder(new Account(wallet.publicKey(), current.toString()), { fee: "1001", networkPassphrase: passphrase })
-    .addOperation(new Contract(contract).call(
-      "confidential_transfer",
-      Address.fromString(wallet.publicKey()).toScVal(),
-      RECIPIENTS[Math.floor(Math.random() * RECIPIENTS.length)]!,
-      xdr.ScVal.scvBytes(randomBytes(64))
-    ))
+    .addOperation(Operation.invokeContractFunction({
+      contract,
+      function: "confidential_transfer",
+      args,
+      auth: [sourceAuthorization(contract, "confidential_transfer", args)]
+    }))
     .setTimeout(validForSeconds)
     .build()
   tx.sign(wallet)

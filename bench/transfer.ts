@@ -10,7 +10,7 @@ import { Agent } from "node:http"
 import { arch, cpus, platform } from "node:os"
 import { LoopbackRpc } from "../test/support/LoopbackRpc.ts"
 import type { BenchDatabase, Child, Reply } from "./support.ts"
-import { ascending, call, envNumber, fixed, freshDatabase, percentile, signJwt, startChild, table, transferXdr } from "./support.ts"
+import { addWallet, ascending, call, deployToken, envNumber, fixed, freshDatabase, percentile, signJwt, startChild, table, transferXdr } from "./support.ts"
 
 const dbKind = process.env.BENCH_DB ?? "embedded"
 if (dbKind !== "embedded" && dbKind !== "postgres") throw new Error(`BENCH_DB must be embedded or postgres, got ${dbKind}`)
@@ -120,7 +120,7 @@ const enrollClients = async (rpc: LoopbackRpc, system: System, count: number): P
   try {
     for (let i = 0; i < count; i += 8) {
       const batch = Array.from({ length: Math.min(8, count - i) }, () => Keypair.random())
-      for (const wallet of batch) rpc.setAccount({ id: wallet.publicKey() })
+      for (const wallet of batch) addWallet(rpc, CONTRACT, wallet)
       clients.push(...await Promise.all(batch.map(async (wallet) => ({ wallet, token: await system.enroll(agent, wallet) }))))
     }
   } finally {
@@ -223,6 +223,7 @@ const closeOnAccept = (rpc: LoopbackRpc) => {
 
 const instantPhase = async () => {
   const rpc = await LoopbackRpc.start({ ledgerIntervalMs: settings.instantLedgerMs })
+  deployToken(rpc, CONTRACT)
   if (settings.instantLedgerMs === 0) closeOnAccept(rpc)
   const databases: Array<BenchDatabase> = []
   const systems: Array<System> = []
@@ -336,6 +337,7 @@ const slowRun = async (rpc: LoopbackRpc, system: System, clients: ReadonlyArray<
 
 const slowPhase = async () => {
   const rpc = await LoopbackRpc.start({ ledgerIntervalMs: settings.slowLedgerMs })
+  deployToken(rpc, CONTRACT)
   const databases: Array<BenchDatabase> = []
   const running: Array<System> = []
   const results: Array<[System["name"], SlowResult]> = []

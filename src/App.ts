@@ -65,17 +65,22 @@ const ServicesLive = Layer.mergeAll(
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive))
 
-/** One service instance on whatever `HttpServer` and database are provided. */
-export const InstanceLive = HttpApiBuilder.serve(serverMiddleware).pipe(
-  Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
-  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
-  Layer.provide(HttpApiBuilder.middlewareCors()),
-  Layer.provide(ApiLive),
-  Layer.provide(ServicesLive)
-)
+/**
+ * One service instance on `server` and whatever database is provided. The server layer is built last, after every
+ * service and route: its socket opens only once the app can answer, so no early request waits unanswered.
+ */
+export const instanceOn = <ROut, E, RIn>(server: Layer.Layer<ROut, E, RIn>) =>
+  HttpApiBuilder.serve(serverMiddleware).pipe(
+    Layer.provideMerge(server),
+    Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+    Layer.provide(HttpApiBuilder.middlewareCors()),
+    Layer.provide(ApiLive),
+    Layer.provide(ServicesLive)
+  )
 
 /**
- * The whole service on whatever `HttpServer` is provided: routes, OpenAPI at /openapi.json, docs at /docs,
- * every service, and the migrated database underneath.
+ * The whole service on `server`: routes, OpenAPI at /openapi.json, docs at /docs, every service, and the migrated
+ * database underneath (built first).
  */
-export const AppLive = InstanceLive.pipe(Layer.provide(DatabaseLive))
+export const appOn = <ROut, E, RIn>(server: Layer.Layer<ROut, E, RIn>) => instanceOn(server).pipe(Layer.provide(DatabaseLive))

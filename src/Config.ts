@@ -1,3 +1,4 @@
+import { StrKey } from "@stellar/stellar-sdk"
 import { Config, Duration, Option } from "effect"
 
 const DEFAULT_PASSPHRASE = "Test SDF Network ; September 2015"
@@ -87,7 +88,7 @@ export const SponsorConfig = Config.all({
 export const SubmissionConfig = Config.all({
   pollMargin: Config.duration("TRANSFER_POLL_MARGIN").pipe(Config.withDefault(Duration.seconds(10))),
   reconcileInterval: Config.duration("RECONCILE_INTERVAL").pipe(Config.withDefault(Duration.seconds(5))),
-  jobsPerInstance: Config.integer("BATCH_WORKER_JOBS").pipe(Config.withDefault(16)),
+  jobsPerInstance: Config.integer("BATCH_WORKER_JOBS").pipe(Config.withDefault(128)),
   accountsPerJob: Config.integer("BATCH_ACCOUNTS_PER_JOB").pipe(Config.withDefault(32))
 })
 
@@ -96,4 +97,20 @@ export const FundingConfig = Config.all({
   usdcContract: optionalString("USDC_CONTRACT"),
   vaultContract: optionalString("VAULT_CONTRACT"),
   faucetAmount: Config.string("FAUCET_AMOUNT").pipe(Config.withDefault("100"))
+})
+
+/** Circle's USDC issuer on the Stellar testnet. */
+export const TESTNET_USDC_ISSUER = "GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA5"
+
+/** What stellar.toml (SEP-1) publishes about the organization; ORG_URL defaults to PUBLIC_URL. */
+export const StellarTomlConfig = Config.all({
+  orgName: Config.nonEmptyString("ORG_NAME").pipe(Config.withDefault("Confidential Contractor Payroll")),
+  orgUrl: optionalString("ORG_URL"),
+  orgDescription: optionalString("ORG_DESCRIPTION"),
+  orgOfficialEmail: optionalString("ORG_OFFICIAL_EMAIL"),
+  orgSupportEmail: optionalString("ORG_SUPPORT_EMAIL"),
+  usdcIssuer: Config.string("USDC_ISSUER").pipe(
+    Config.validate({ message: "USDC_ISSUER must be a Stellar account address (G...)", validation: StrKey.isValidEd25519PublicKey }),
+    Config.withDefault(TESTNET_USDC_ISSUER)
+  )
 })

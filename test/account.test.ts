@@ -3,12 +3,13 @@ import { Keypair } from "@stellar/stellar-sdk"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import { call, employer, signIn } from "./support/Client.ts"
+import { privyConfig, privyIdentityToken, privyToken } from "./support/Privy.ts"
 import { CONFIDENTIAL_TOKEN, TestApp, TestAppLive } from "./support/TestApp.ts"
 
 const invite = (token: string, contractorId: string) =>
   Effect.flatMap(TestApp, (app) => call(app, "POST", `/contractors/${contractorId}/invites`, { token }))
 
-layer(TestAppLive())("roles, organizations and invites", (it) => {
+layer(TestAppLive(privyConfig))("roles, organizations and invites", (it) => {
   it.effect("a new user needs onboarding; creating an organization makes an employer", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
@@ -65,11 +66,10 @@ layer(TestAppLive())("roles, organizations and invites", (it) => {
       const wallet = Keypair.random()
       const created = yield* call(app, "POST", "/contractors", { token: boss.token, json: { name: "Registered Later" } })
       const issued = yield* invite(boss.token, created.body.id)
-      const key = randomBytes(32)
-      app.rpc.register(CONFIDENTIAL_TOKEN, wallet.publicKey(), key)
+      const account = app.rpc.registerConfidential(CONFIDENTIAL_TOKEN, wallet.publicKey(), { auditorId: 2 })
       const token = yield* signIn(app, wallet)
       const accepted = yield* call(app, "POST", `/invites/${issued.body.token}/accept`, { token, json: {} })
-      expect(accepted.body).toMatchObject({ status: "ready", pvk: key.toString("hex") })
+      expect(accepted.body).toMatchObject({ status: "ready", pvk: Buffer.from(account.viewingPublicKey).toString("hex"), auditorId: 2 })
     }))
 
   it.effect("re-inviting revokes the earlier token; only invited contractors can be invited", () =>
@@ -100,5 +100,68 @@ layer(TestAppLive())("roles, organizations and invites", (it) => {
       const refused = yield* call(app, "POST", `/invites/${issued.body.token}/accept`, { token, json: {} })
       expect(refused.status).toBe(409)
       expect(refused.body.error).toContain("inactive")
+    }))
+
+  it.effect("GET /me discovers the pending invite of the signed-in wallet, with a token that works", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const boss = yield* employer(app, "Hooli")
+      const wallet = Keypair.random()
+      const created = yield* call(app, "POST", "/contractors", { token: boss.token, json: { name: "Gilfoyle", address: wallet.publicKey() } })
+      expect(created.body.status).toBe("invited")
+      const issued = yield* invite(boss.token, created.body.id)
+      const token = yield* signIn(app, wallet)
+      const me = yield* call(app, "GET", "/me", { token })
+      expect(me.body).toMatchObject({ needsOnboarding: false, invite: { company: "Hooli", role: "contractor", token: issued.body.token } })
+      expect((yield* call(app, "GET", "/me", { token })).body.invite.token).toBe(issued.body.token)
+      const accepted = yield* call(app, "POST", `/invites/${me.body.invite.token}/accept`, { token, json: {} })
+      expect(accepted.status).toBe(200)
+      expect(accepted.body.status).toBe("onboarding")
+      expect((yield* call(app, "GET", "/me", { token })).body.invite).toBeUndefined()
+      const stranger = yield* signIn(app)
+      expect((yield* call(app, "GET", "/me", { token: stranger })).body).toMatchObject({ needsOnboarding: true })
+    }))
+
+  it.effect("an invited contractor nobody sent a token to gets one on discovery; re-inviting later revokes it", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const boss = yield* employer(app, "Pied Piper")
+      const wallet = Keypair.random()
+      const created = yield* call(app, "POST", "/contractors", { token: boss.token, json: { name: "Dinesh", address: wallet.publicKey() } })
+      const token = yield* signIn(app, wallet)
+      const first = (yield* call(app, "GET", "/me", { token })).body.invite
+      expect(first).toMatchObject({ company: "Pied Piper", role: "contractor" })
+      expect(first.token).toMatch(/^[A-Za-z0-9_-]{43}$/)
+      expect((yield* call(app, "GET", "/me", { token })).body.invite.token).toBe(first.token)
+      const reissued = yield* invite(boss.token, created.body.id)
+      expect((yield* call(app, "GET", "/me", { token })).body.invite.token).toBe(reissued.body.token)
+      expect((yield* call(app, "POST", `/invites/${first.token}/accept`, { token, json: {} })).status).toBe(404)
+    }))
+
+  it.effect("an email sign-in finds the invite of its verified email (Privy identity token), not of an unverified one", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const boss = yield* employer(app, "Aviato")
+      yield* call(app, "POST", "/contractors", { token: boss.token, json: { name: "Erlich", email: "Erlich@Example.com" } })
+      const sub = "did:privy:erlich"
+      const signInWith = (linkedAccounts: ReadonlyArray<Record<string, unknown>>) =>
+        Effect.gen(function*() {
+          const res = yield* call(app, "POST", "/auth/privy", {
+            json: { token: yield* privyToken({ sub }), identityToken: yield* privyIdentityToken({ sub, linkedAccounts }) }
+          })
+          expect(res.status).toBe(200)
+          return res.body.token as string
+        })
+      const unverified = yield* signInWith([{ type: "email", address: "erlich@example.com" }])
+      expect((yield* call(app, "GET", "/me", { token: unverified })).body.invite).toBeUndefined()
+      const verified = yield* signInWith([{ type: "wallet", address: "0xabc" }, { type: "email", address: "erlich@example.com", verified_at: 1_700_000_000 }])
+      const me = yield* call(app, "GET", "/me", { token: verified })
+      expect(me.body).toMatchObject({ method: "privy", needsOnboarding: false, invite: { company: "Aviato", role: "contractor" } })
+      const accepted = yield* call(app, "POST", `/invites/${me.body.invite.token}/accept`, { token: verified, json: {} })
+      expect(accepted.status).toBe(200)
+      const otherUser = yield* call(app, "POST", "/auth/privy", {
+        json: { token: yield* privyToken({ sub }), identityToken: yield* privyIdentityToken({ sub: "did:privy:someone-else" }) }
+      })
+      expect(otherUser.status).toBe(401)
     }))
 })

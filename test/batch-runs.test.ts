@@ -1,6 +1,8 @@
 import { expect, layer } from "@effect/vitest"
 import { Keypair } from "@stellar/stellar-sdk"
+import { FetchHttpClient } from "@effect/platform"
 import { Effect, Fiber, Schedule } from "effect"
+import { type PayrollProgress, planJobs, runPayroll } from "../src/PayrollClient.ts"
 import { call, signIn } from "./support/Client.ts"
 import { privyConfig, privyToken } from "./support/Privy.ts"
 import { TestApp, type TestAppShape, TestAppLive } from "./support/TestApp.ts"
@@ -87,25 +89,38 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 20 }), { excludeTestServices: true }
       expect((yield* call(app, "POST", "/orgs/invites", { token: yield* signIn(app) })).status).toBe(403)
     }))
 
-  it.effect("100 items across 10 source accounts: every result, and sequence order kept per account", () =>
+  it.effect("100 real-size transfers across 10 accounts: one body is 413; the client's runPayroll splits them into jobs that fit", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
       const { token, wallets } = yield* orgWithWallets(app, 10)
       const items = transfersFrom(app, wallets, 10)
-      const started = yield* call(app, "POST", "/batch", { token, json: { transactions: items.map((x) => ({ signedXDR: x.signedXDR })) } })
-      expect(started.status).toBe(200)
-      const job = yield* pollJob(app, token, started.body.jobId, 100)
-      expect(job.body.results).toHaveLength(100)
-      expect(job.body.results.map((r: { i: number }) => r.i)).toEqual(Array.from({ length: 100 }, (_, i) => i))
-      expect(job.body.results.every((r: { status: string }) => r.status === "SUCCESS")).toBe(true)
+      const transactions = items.map((x) => ({ signedXDR: x.signedXDR }))
+      expect(transactions.every((t) => t.signedXDR.length > 20_000)).toBe(true) // the old 20,000-character cap
+      const whole = yield* call(app, "POST", "/batch", { token, json: { transactions } })
+      expect(whole.status).toBe(413)
+      expect(whole.body.error).toMatch(/256 KiB.*split/)
+      const plan = planJobs(transactions)
+      expect(plan.length).toBeGreaterThanOrEqual(8) // about 12 envelopes of ~16 KB (~21.5 K base64 characters) per job
+      for (const job of plan) expect(Buffer.byteLength(JSON.stringify({ transactions: job.items.map((i) => transactions[i]) }))).toBeLessThanOrEqual(256 * 1024)
+
+      const progress: Array<PayrollProgress> = []
+      const results = yield* runPayroll(app.url, token, transactions, { onProgress: (p) => progress.push(p), pollEvery: "100 millis" }).pipe(
+        Effect.provide(FetchHttpClient.layer)
+      )
+      expect(results.map((r) => r.i)).toEqual(Array.from({ length: 100 }, (_, i) => i))
+      expect(results.filter((r) => r.status !== "SUCCESS")).toEqual([])
+      expect(new Set(results.map((r) => r.jobId)).size).toBe(plan.length)
+      expect(progress[0]).toMatchObject({ jobs: plan.length, jobsDone: 0, items: 100, itemsDone: 0 })
+      expect(progress[progress.length - 1]).toMatchObject({ jobsDone: plan.length, itemsDone: 100 })
+      expect(progress.map((p) => p.itemsDone)).toEqual([...progress.map((p) => p.itemsDone)].sort((a, b) => a - b))
       for (const wallet of wallets) {
-        const mine = items.flatMap((x, i) => x.wallet === wallet ? [{ sequence: x.sequence, hash: job.body.results[i].hash as string }] : [])
+        const mine = items.flatMap((x, i) => x.wallet === wallet ? [{ sequence: x.sequence, hash: results[i]!.hash }] : [])
         const ledgers = mine.sort((a, b) => Number(a.sequence - b.sequence)).map((x) => app.rpc.transaction(x.hash)!.ledger!)
         expect(ledgers).toEqual([...ledgers].sort((a, b) => a - b))
         expect(new Set(ledgers).size).toBe(10)
         expect(app.rpc.account(wallet.publicKey())!.sequence).toBe(mine[mine.length - 1]!.sequence)
       }
-      for (const r of job.body.results) expect(app.rpc.sendCount(r.hash)).toBe(1)
+      for (const r of results) expect(app.rpc.sendCount(r.hash)).toBe(1)
     }))
 
   it.effect("an item that breaks a rule gets its own result; the others go on", () =>

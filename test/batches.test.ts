@@ -1,7 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Keypair } from "@stellar/stellar-sdk"
 import { Effect } from "effect"
-import { randomBytes } from "node:crypto"
 import { call, employer, signIn } from "./support/Client.ts"
 import { CONFIDENTIAL_TOKEN, TestApp, type TestAppShape, TestAppLive } from "./support/TestApp.ts"
 import { innerTransfer, walletEmployer } from "./support/Transfer.ts"
@@ -10,7 +9,7 @@ import { innerTransfer, walletEmployer } from "./support/Transfer.ts"
 const readyContractor = (app: TestAppShape, token: string, name: string) =>
   Effect.gen(function*() {
     const wallet = Keypair.random()
-    app.rpc.register(CONFIDENTIAL_TOKEN, wallet.publicKey(), randomBytes(32))
+    app.rpc.registerConfidential(CONFIDENTIAL_TOKEN, wallet.publicKey())
     const res = yield* call(app, "POST", "/contractors", { token, json: { name, address: wallet.publicKey() } })
     expect(res.body.status).toBe("ready")
     return { id: res.body.id as string, wallet }
@@ -184,9 +183,18 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }))("batches and payouts", (it) => 
       expect(done.completedAt).toBeDefined()
       const statuses = (yield* call(app, "GET", `/batches/${batchId}/payouts`, { token })).body.map((p: { status: string }) => p.status).sort()
       expect(statuses).toEqual(["failed", "settled", "settled"])
-      const afterCompletion = yield* pay(c!)
-      expect(afterCompletion.status).toBe(422)
-      expect(afterCompletion.body.error).toContain("completed")
+      const settledA = yield* pay(a!)
+      expect(settledA.status).toBe(422)
+      expect(settledA.body.error).toContain("settled")
+
+      // A failed payout can still be paid once its batch completed: the batch re-opens and completes again.
+      const retriedC = yield* pay(c!)
+      expect(retriedC.status).toBe(200)
+      const again = yield* batch()
+      expect(again).toMatchObject({ status: "completed", payoutCount: 3, settledCount: 3, failedCount: 0 })
+      expect(new Date(again.completedAt).getTime()).toBeGreaterThan(new Date(done.completedAt).getTime())
+      const allSettled = (yield* call(app, "GET", `/batches/${batchId}/payouts`, { token })).body.map((p: { status: string }) => p.status)
+      expect(allSettled).toEqual(["settled", "settled", "settled"])
 
       const contractorToken = yield* signIn(app, a!.wallet)
       const portal = yield* call(app, "GET", "/contractor/payouts", { token: contractorToken })

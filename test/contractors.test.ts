@@ -5,12 +5,13 @@ import { randomBytes } from "node:crypto"
 import { call, employer, signIn } from "./support/Client.ts"
 import { CONFIDENTIAL_TOKEN, TestApp, TestAppLive } from "./support/TestApp.ts"
 
-const registered = (address: string) =>
+/** Registers `address` with the emulated confidential token; its public viewing key (hex) becomes the pvk. */
+const registration = (address: string) =>
   Effect.map(TestApp, (app) => {
-    const key = randomBytes(32)
-    app.rpc.register(CONFIDENTIAL_TOKEN, address, key)
-    return key.toString("hex")
+    const account = app.rpc.registerConfidential(CONFIDENTIAL_TOKEN, address, { auditorId: 7 })
+    return { pvk: Buffer.from(account.viewingPublicKey).toString("hex"), auditorId: account.auditorId }
   })
+const registered = (address: string) => Effect.map(registration(address), (r) => r.pvk)
 
 const post = (token: string, json: unknown) => Effect.flatMap(TestApp, (app) => call(app, "POST", "/contractors", { token, json }))
 
@@ -22,10 +23,12 @@ layer(TestAppLive())("contractor directory", (it) => {
     Effect.gen(function*() {
       const { token } = yield* employer(yield* TestApp)
       const wallet = Keypair.random().publicKey()
-      const pvk = yield* registered(wallet)
+      const { pvk, auditorId } = yield* registration(wallet)
       const ready = yield* post(token, { name: "Ada", email: "ada@example.com", address: wallet, rate: { amount: "1500.50", currency: "USDC" } })
       expect(ready.status).toBe(200)
-      expect(ready.body).toMatchObject({ name: "Ada", email: "ada@example.com", address: wallet, pvk, status: "ready", rate: { amount: "1500.50", currency: "USDC" } })
+      expect(ready.body).toMatchObject({ name: "Ada", email: "ada@example.com", address: wallet, pvk, auditorId, status: "ready", rate: { amount: "1500.50", currency: "USDC" } })
+      expect(ready.body.pvk).toMatch(/^[0-9a-f]{128}$/)
+      expect(auditorId).toBe(7)
       expect(new Date(ready.body.createdAt).getTime()).toBeGreaterThan(0)
       const invited = yield* post(token, { name: "Grace", address: Keypair.random().publicKey() })
       expect(invited.body.status).toBe("invited")
@@ -49,6 +52,26 @@ layer(TestAppLive())("contractor directory", (it) => {
       const checked = yield* call(app, "POST", `/contractors/${created.body.id}/check`, { token })
       expect(checked.status).toBe(200)
       expect(checked.body.status).toBe("ready")
+    }))
+
+  it.effect("check: AccountNotRegistered (#3501) is an answer, 200 still invited; a failed read is 502", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const { token } = yield* employer(app)
+      const wallet = Keypair.random().publicKey()
+      const created = yield* post(token, { name: "Later", address: wallet })
+      expect(created.body.status).toBe("invited")
+      const notYet = yield* call(app, "POST", `/contractors/${created.body.id}/check`, { token })
+      expect(notYet.status).toBe(200)
+      expect(notYet.body.status).toBe("invited")
+      app.rpc.setFault({ kind: "http500" }, { methods: ["simulateTransaction"], times: 1 })
+      const down = yield* call(app, "POST", `/contractors/${created.body.id}/check`, { token })
+      expect(down.status).toBe(502)
+      expect(down.body.error).toMatch(/registration/)
+      const { pvk } = yield* registration(wallet)
+      const ready = yield* call(app, "POST", `/contractors/${created.body.id}/check`, { token })
+      expect(ready.status).toBe(200)
+      expect(ready.body).toMatchObject({ status: "ready", pvk, auditorId: 7 })
     }))
 
   it.effect("every field is validated", () =>
@@ -237,5 +260,18 @@ layer(TestAppLive())("bulk import", (it) => {
       const tooMany = yield* call(app, "POST", "/contractors/bulk", { token, json: { rows: [...rows, rows[0]] } })
       expect(tooMany.status).toBe(400)
       expect(tooMany.body.error).toContain("at most 1000 rows")
+    }))
+})
+
+layer(TestAppLive({ CONFIDENTIAL_TOKEN_CONTRACT: contract }))("a token contract the chain does not have", (it) => {
+  it.effect("only #3501 means unregistered: any other host error keeps the contractor invited and the check answers 502", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const { token } = yield* employer(app)
+      const created = yield* post(token, { name: "Nobody", address: Keypair.random().publicKey() })
+      expect(created.status).toBe(200)
+      expect(created.body.status).toBe("invited")
+      const checked = yield* call(app, "POST", `/contractors/${created.body.id}/check`, { token })
+      expect(checked.status).toBe(502)
     }))
 })

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import { call, signIn } from "./support/Client.ts"
 import { privyConfig, privyToken } from "./support/Privy.ts"
-import { TestApp, TestAppLive } from "./support/TestApp.ts"
+import { CONFIDENTIAL_TOKEN, TestApp, TestAppLive } from "./support/TestApp.ts"
 
 const USDC = StrKey.encodeContract(randomBytes(32))
 const VAULT = StrKey.encodeContract(randomBytes(32))
@@ -68,6 +68,11 @@ layer(TestAppLive({ USDC_CONTRACT: USDC, VAULT_CONTRACT: VAULT, FAUCET_AMOUNT: "
         expect(sent.feeSource).toBe(app.sponsorKey.publicKey())
         expect(sent.source).toBe(app.faucetKey.publicKey())
 
+        const followed = yield* call(app, "GET", `/transfers/${granted.body.hash}`, { token })
+        expect(followed.status).toBe(200)
+        expect(followed.body).toMatchObject({ hash: granted.body.hash, status: "SUCCESS", source: app.faucetKey.publicKey() })
+        expect((yield* call(app, "GET", `/transfers/${granted.body.hash}`, { token: yield* signIn(app) })).status).toBe(404)
+
         const again = yield* call(app, "POST", "/funding/faucet", { token, json: {} })
         expect(again.status).toBe(429)
         expect(again.body.error).toContain("24 hours")
@@ -108,6 +113,20 @@ layer(TestAppLive({ USDC_CONTRACT: USDC, NETWORK_PASSPHRASE: Networks.FUTURENET 
       const res = yield* call(app, "POST", "/funding/faucet", { token, json: {} })
       expect(res.status).toBe(501)
       expect(res.body.error).toContain("testnet only")
+    }))
+
+  it.effect("with no VAULT_CONTRACT the vault is the confidential token contract, which holds the pooled USDC", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const token = yield* signIn(app)
+      let asked: string | undefined
+      app.rpc.setContractFunction(USDC, "balance", (args) => {
+        asked = Address.fromScVal(args[0]!).toString()
+        return nativeToScVal(25_000_000n, { type: "i128" })
+      })
+      const vault = yield* call(app, "GET", "/funding/vault", { token })
+      expect(vault.body).toEqual({ vault: CONFIDENTIAL_TOKEN, held: "2.5000000" })
+      expect(asked).toBe(CONFIDENTIAL_TOKEN)
     }))
 })
 

@@ -84,10 +84,10 @@ layer(TestAppLive())("HTTP surface", (it) => {
       const big = JSON.stringify({ name: "x".repeat(300 * 1024) })
       const res = yield* call(app, "POST", "/orgs", { body: big, headers: { "content-type": "application/json" } })
       expect(res.status).toBe(413)
-      expect(res.body).toEqual({ error: "request body too large" })
+      expect(res.body).toEqual({ error: "request body over 256 KiB" })
       const chunked = yield* postChunked(app.url, 400 * 1024)
       expect(chunked.status).toBe(413)
-      expect(JSON.parse(chunked.body)).toEqual({ error: "request body too large" })
+      expect(JSON.parse(chunked.body)).toEqual({ error: "request body over 256 KiB" })
     }))
 
   it.effect("non-JSON bodies are 415", () =>

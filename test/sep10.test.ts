@@ -1,6 +1,7 @@
 import { expect, layer } from "@effect/vitest"
-import { Keypair, Networks, Transaction } from "@stellar/stellar-sdk"
+import { Keypair, Networks, StellarToml, Transaction } from "@stellar/stellar-sdk"
 import { Effect } from "effect"
+import { TESTNET_USDC_ISSUER } from "../src/Config.ts"
 import { call, signChallenge, signIn } from "./support/Client.ts"
 import { TestApp, TestAppLive } from "./support/TestApp.ts"
 
@@ -32,14 +33,14 @@ layer(TestAppLive())("SEP-10 sign-in", (it) => {
       expect(me.body).toMatchObject({ sub: wallet.publicKey(), method: "sep10", roles: [], needsOnboarding: true })
     }))
 
-  it.effect("a replayed challenge is 401", () =>
+  it.effect("a replayed challenge is 400", () =>
     Effect.gen(function*() {
       const wallet = Keypair.random()
       const challenge = yield* challengeFor(wallet.publicKey())
       const signed = signChallenge(challenge.body.transaction, Networks.TESTNET, wallet)
       expect((yield* verify(signed)).status).toBe(200)
       const replay = yield* verify(signed)
-      expect(replay.status).toBe(401)
+      expect(replay.status).toBe(400)
       expect(replay.body.error).toContain("already used")
     }))
 
@@ -49,10 +50,10 @@ layer(TestAppLive())("SEP-10 sign-in", (it) => {
       const challenge = yield* challengeFor(wallet.publicKey())
       const signed = signChallenge(challenge.body.transaction, Networks.TESTNET, wallet)
       const results = yield* Effect.all(Array.from({ length: 8 }, () => verify(signed)), { concurrency: "unbounded" })
-      expect(results.map((r) => r.status).sort()).toEqual([200, 401, 401, 401, 401, 401, 401, 401])
+      expect(results.map((r) => r.status).sort()).toEqual([200, 400, 400, 400, 400, 400, 400, 400])
     }))
 
-  it.effect("an expired challenge is 401", () =>
+  it.effect("an expired challenge is 400", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
       const wallet = Keypair.random()
@@ -60,22 +61,26 @@ layer(TestAppLive())("SEP-10 sign-in", (it) => {
       const signed = signChallenge(challenge.body.transaction, Networks.TESTNET, wallet)
       app.clock.offsetMs = 6 * 60 * 1000
       const res = yield* verify(signed).pipe(Effect.ensuring(Effect.sync(() => (app.clock.offsetMs = 0))))
-      expect(res.status).toBe(401)
+      expect(res.status).toBe(400)
       expect(res.body.error).toBe("challenge expired")
     }))
 
-  it.effect("a challenge signed by a key that is not the account's is 401", () =>
+  it.effect("an unsigned challenge, or one signed by a stranger or with an extra signature, is 400", () =>
     Effect.gen(function*() {
       const wallet = Keypair.random()
       const challenge = yield* challengeFor(wallet.publicKey())
       const res = yield* verify(signChallenge(challenge.body.transaction, Networks.TESTNET, Keypair.random()))
-      expect(res.status).toBe(401)
+      expect(res.status).toBe(400)
       expect(res.body.error).toMatch(/signatures rejected/)
       const unsigned = yield* verify(challenge.body.transaction)
-      expect(unsigned.status).toBe(401)
+      expect(unsigned.status).toBe(400)
+      const extra = yield* verify(signChallenge(challenge.body.transaction, Networks.TESTNET, wallet, Keypair.random()))
+      expect(extra.status).toBe(400)
+      expect(extra.body.error).toMatch(/unrecognized signatures/)
+      expect((yield* verify(signChallenge(challenge.body.transaction, Networks.TESTNET, wallet))).status).toBe(200)
     }))
 
-  it.effect("a challenge not issued by this service is 401", () =>
+  it.effect("a challenge not signed by the SIGNING_KEY is 400", () =>
     Effect.gen(function*() {
       const wallet = Keypair.random()
       const challenge = yield* challengeFor(wallet.publicKey())
@@ -83,7 +88,7 @@ layer(TestAppLive())("SEP-10 sign-in", (it) => {
       tx.signatures.splice(0)
       tx.sign(Keypair.random(), wallet)
       const res = yield* verify(tx.toXDR())
-      expect(res.status).toBe(401)
+      expect(res.status).toBe(400)
       expect(res.body.error).toMatch(/invalid challenge/)
     }))
 
@@ -99,7 +104,8 @@ layer(TestAppLive())("SEP-10 sign-in", (it) => {
       })
       const first = yield* challengeFor(account.publicKey())
       const short = yield* verify(signChallenge(first.body.transaction, Networks.TESTNET, account))
-      expect(short.status).toBe(401)
+      expect(short.status).toBe(400)
+      expect(short.body.error).toMatch(/threshold/)
       const second = yield* challengeFor(account.publicKey())
       const enough = yield* verify(signChallenge(second.body.transaction, Networks.TESTNET, account, cosigner))
       expect(enough.status).toBe(200)
@@ -116,9 +122,48 @@ layer(TestAppLive())("SEP-10 sign-in", (it) => {
         signers: [{ key: signer.publicKey(), weight: 1 }]
       })
       const withMaster = yield* challengeFor(account.publicKey())
-      expect((yield* verify(signChallenge(withMaster.body.transaction, Networks.TESTNET, account))).status).toBe(401)
+      expect((yield* verify(signChallenge(withMaster.body.transaction, Networks.TESTNET, account))).status).toBe(400)
       const withSigner = yield* challengeFor(account.publicKey())
       expect((yield* verify(signChallenge(withSigner.body.transaction, Networks.TESTNET, signer))).status).toBe(200)
+    }))
+
+  it.effect("a master key of weight 0 does not sign in even when the medium threshold is 0; the other signers do", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const account = Keypair.random()
+      const signer = Keypair.random()
+      app.rpc.setAccount({
+        id: account.publicKey(),
+        thresholds: { master: 0, low: 0, medium: 0, high: 0 },
+        signers: [{ key: signer.publicKey(), weight: 1 }]
+      })
+      const withMaster = yield* challengeFor(account.publicKey())
+      const refused = yield* verify(signChallenge(withMaster.body.transaction, Networks.TESTNET, account))
+      expect(refused.status).toBe(400)
+      expect(refused.body.error).toMatch(/signatures rejected/)
+      const withSigner = yield* challengeFor(account.publicKey())
+      const res = yield* verify(signChallenge(withSigner.body.transaction, Networks.TESTNET, signer))
+      expect(res.status).toBe(200)
+      const me = yield* call(app, "GET", "/me", { token: res.body.token })
+      expect(me.body.sub).toBe(account.publicKey())
+    }))
+
+  it.effect("an account with no signer of weight above 0 cannot sign in at all", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const account = Keypair.random()
+      const signer = Keypair.random()
+      app.rpc.setAccount({
+        id: account.publicKey(),
+        thresholds: { master: 0, low: 0, medium: 0, high: 0 },
+        signers: [{ key: signer.publicKey(), weight: 0 }]
+      })
+      for (const keys of [[account], [signer], [account, signer]]) {
+        const challenge = yield* challengeFor(account.publicKey())
+        const res = yield* verify(signChallenge(challenge.body.transaction, Networks.TESTNET, ...keys))
+        expect(res.status).toBe(400)
+        expect(res.body.error).toBe("challenge signatures rejected: the account has no signer of weight above 0")
+      }
     }))
 
   it.effect("an RPC failure while reading the account is 502, and the challenge stays usable", () =>
@@ -159,6 +204,26 @@ layer(TestAppLive())("SEP-10 sign-in", (it) => {
       expect(foreign.body.error).toBe("home_domain must be payroll.test")
       const missing = yield* call(app, "GET", "/auth/sep10/challenge")
       expect(missing.status).toBe(400)
+    }))
+
+  it.effect("stellar.toml parses with the SDK's resolver and carries the defaults", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const res = yield* call(app, "GET", "/.well-known/stellar.toml")
+      expect(res.headers.get("content-type")).toMatch(/^text\/plain/)
+      expect(res.headers.get("access-control-allow-origin")).toBe("*")
+      const toml = yield* Effect.promise(() => StellarToml.Resolver.resolve(new URL(app.url).host, { allowHttp: true }))
+      expect(toml).toMatchObject({
+        VERSION: "2.7.0",
+        NETWORK_PASSPHRASE: Networks.TESTNET,
+        SIGNING_KEY: app.sep10Key.publicKey(),
+        WEB_AUTH_ENDPOINT: "http://payroll.test/auth",
+        ACCOUNTS: [app.sponsorKey.publicKey(), app.faucetKey.publicKey()],
+        DOCUMENTATION: { ORG_NAME: "Confidential Contractor Payroll", ORG_URL: "http://payroll.test" },
+        CURRENCIES: [{ code: "USDC", issuer: TESTNET_USDC_ISSUER, status: "test", display_decimals: 7 }]
+      })
+      expect(Object.keys(toml.DOCUMENTATION ?? {}).sort()).toEqual(["ORG_NAME", "ORG_URL"])
+      expect(toml.CURRENCIES?.[0]).not.toHaveProperty("contract")
     }))
 
   it.effect("the helper used by other suites signs in", () =>

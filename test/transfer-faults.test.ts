@@ -1,15 +1,16 @@
 import { expect, layer } from "@effect/vitest"
+import { Keypair } from "@stellar/stellar-sdk"
 import { Effect, Schedule } from "effect"
 import { call, type Reply } from "./support/Client.ts"
-import { TestApp, type TestAppShape, TestAppLive } from "./support/TestApp.ts"
+import { CONFIDENTIAL_TOKEN, TestApp, type TestAppShape, TestAppLive } from "./support/TestApp.ts"
 import { innerTransfer, postTransfer, walletEmployer } from "./support/Transfer.ts"
 
 const FAST = { RECONCILE_INTERVAL: "200 millis", TRANSFER_POLL_MARGIN: "1 second", STELLAR_RPC_TIMEOUT: "500 millis" }
 
-/** Polls GET /transfers/{hash} until the submission reaches `state` (or gives up after ~10 s). */
-const eventually = (app: TestAppShape, token: string, hash: string, state: string) =>
+/** Polls GET /transfers/{hash} until the submission's `status` is `status` (or gives up after ~10 s). */
+const eventually = (app: TestAppShape, token: string, hash: string, status: string) =>
   call(app, "GET", `/transfers/${hash}`, { token }).pipe(
-    Effect.filterOrFail((res) => res.body.state === state, (res) => res),
+    Effect.filterOrFail((res) => res.body.status === status, (res) => res),
     Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("10 seconds"))),
     Effect.orElse(() => call(app, "GET", `/transfers/${hash}`, { token }))
   )
@@ -38,7 +39,7 @@ layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "2" }, { ledgerIntervalMs: 20 }), { 
       const scripted = yield* postTransfer(app, token, innerTransfer(app, wallet))
       expect(scripted.status).toBe(422)
       expect(scripted.body.resultCode).toBe("txInsufficientFee")
-      expect((yield* call(app, "GET", `/transfers/${scripted.body.hash}`, { token })).body.state).toBe("rejected")
+      expect((yield* call(app, "GET", `/transfers/${scripted.body.hash}`, { token })).body.status).toBe("REJECTED")
       for (let i = 0; i < 2; i++) expect((yield* postTransfer(app, token, innerTransfer(app, wallet))).status).toBe(200)
       expect((yield* postTransfer(app, token, innerTransfer(app, wallet))).body.rule).toBe("quota")
     }))
@@ -65,12 +66,12 @@ layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "2" }, { ledgerIntervalMs: 20 }), { 
         expect(res.status).toBe(502)
         expect(res.body.error).toContain("unreachable")
         const sent = yield* Effect.promise(() => waitFor(() => app.rpc.transactions.find((t) => t.source === wallet.publicKey())))
-        const settled = yield* eventually(app, token, sent.hash, "success")
-        expect(settled.body.state).toBe("success")
+        const settled = yield* eventually(app, token, sent.hash, "SUCCESS")
+        expect(settled.body.status).toBe("SUCCESS")
       }))
   }
 
-  it.effect("a transaction that never lands is 504 with its hash; the reconciler then settles it as expired", () =>
+  it.effect("a transaction that never lands is 504 with its hash, and EXPIRED once a ledger closed past its maxTime", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
       const { wallet, token } = yield* walletEmployer(app)
@@ -78,9 +79,24 @@ layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "2" }, { ledgerIntervalMs: 20 }), { 
       const res = yield* postTransfer(app, token, innerTransfer(app, wallet, { validFor: 2 }))
       expect(res.status).toBe(504)
       expect(res.body.hash).toMatch(/^[0-9a-f]{64}$/)
-      expect(res.body.error).toContain("not final yet")
-      const settled = yield* eventually(app, token, res.body.hash, "expired")
-      expect(settled.body.state).toBe("expired")
+      // With a 1-second margin the answer may come just before the proving ledger (close times are whole seconds).
+      expect(res.body.error).toMatch(/did not reach the ledger before its maxTime|not final yet/)
+      const settled = yield* eventually(app, token, res.body.hash, "EXPIRED")
+      expect(settled.body).toMatchObject({ status: "EXPIRED", resultCode: "txTooLate" })
+    }))
+
+  it.effect("TRY_AGAIN_LATER past the deadline is 504; EXPIRED only once the ledger says so", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const { wallet, token } = yield* walletEmployer(app)
+      app.rpc.scriptSend({ kind: "tryAgainLater" }, { times: 1000 })
+      const res = yield* postTransfer(app, token, innerTransfer(app, wallet, { validFor: 1 })).pipe(
+        Effect.ensuring(Effect.sync(() => app.rpc.clearScripts()))
+      )
+      expect(res.status).toBe(504)
+      const settled = yield* eventually(app, token, res.body.hash, "EXPIRED")
+      expect(settled.body.status).toBe("EXPIRED")
+      expect(app.rpc.transaction(res.body.hash)?.ledger).toBeUndefined()
     }))
 
   it.effect("a transfer whose outcome could not be read in time is 504, then settled as success by the reconciler", () =>
@@ -93,8 +109,38 @@ layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "2" }, { ledgerIntervalMs: 20 }), { 
       )
       expect(res.status).toBe(504)
       expect(res.body.error).toContain("not final yet")
-      const settled = yield* eventually(app, token, res.body.hash, "success")
-      expect(settled.body.state).toBe("success")
+      const settled = yield* eventually(app, token, res.body.hash, "SUCCESS")
+      expect(settled.body.status).toBe("SUCCESS")
+    }))
+
+  it.effect("a lagging RPC node: NOT_FOUND says nothing until its own ledger closed past maxTime; the payout never fails", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const { wallet, token } = yield* walletEmployer(app)
+      const contractor = Keypair.random().publicKey()
+      app.rpc.registerConfidential(CONFIDENTIAL_TOKEN, contractor)
+      const added = yield* call(app, "POST", "/contractors", { token, json: { name: "Lagged", address: contractor } })
+      const batch = yield* call(app, "POST", "/batches", { token, json: { name: "Lag" } })
+      const [payout] = (yield* call(app, "POST", `/batches/${batch.body.id}/payouts`, { token, json: { contractorIds: [added.body.id] } })).body
+      yield* call(app, "POST", `/batches/${batch.body.id}/ready`, { token })
+
+      app.rpc.lag(app.rpc.latestLedger) // the node stops ingesting; the network goes on and includes the transaction
+      const signedXDR = innerTransfer(app, wallet, { to: contractor, validFor: 2 })
+      const res = yield* call(app, "POST", "/transfer", { token, json: { signedXDR, payoutId: payout.id } })
+      expect(res.status).toBe(504)
+      const landed = yield* Effect.promise(() => waitFor(() => app.rpc.transaction(res.body.hash)?.ledger))
+      expect(landed).toBeGreaterThan(0)
+      yield* Effect.sleep("3 seconds") // well past maxTime + TRANSFER_POLL_MARGIN, many reconciler rounds
+      expect((yield* call(app, "GET", `/transfers/${res.body.hash}`, { token })).body.status).toBe("PENDING")
+      const payouts = yield* call(app, "GET", `/batches/${batch.body.id}/payouts`, { token })
+      expect(payouts.body[0]).toMatchObject({ status: "submitted" })
+      expect((yield* call(app, "GET", `/batches/${batch.body.id}`, { token })).body).toMatchObject({ status: "started", failedCount: 0 })
+
+      app.rpc.lag(null)
+      const settled = yield* eventually(app, token, res.body.hash, "SUCCESS")
+      expect(settled.body.status).toBe("SUCCESS")
+      const after = yield* call(app, "GET", `/batches/${batch.body.id}`, { token })
+      expect(after.body).toMatchObject({ status: "completed", settledCount: 1, failedCount: 0 })
     }))
 })
 
@@ -132,8 +178,8 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 0 }), { excludeTestServices: true })
       yield* doomed.stop
       yield* Effect.fromFiber(request)
       app.rpc.advanceLedger(1)
-      const settled = yield* eventually(app, token, pending.hash, "success")
-      expect(settled.body.state).toBe("success")
+      const settled = yield* eventually(app, token, pending.hash, "SUCCESS")
+      expect(settled.body.status).toBe("SUCCESS")
       expect(app.rpc.sendCount(pending.hash)).toBe(1)
     }))
 })

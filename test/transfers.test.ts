@@ -1,13 +1,35 @@
 import { expect, layer } from "@effect/vitest"
-import { FeeBumpTransaction, Keypair, Networks, Operation, StrKey, TransactionBuilder, Account, MuxedAccount } from "@stellar/stellar-sdk"
+import { Account, Address, FeeBumpTransaction, Keypair, MuxedAccount, Networks, Operation, StrKey, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import { call } from "./support/Client.ts"
 import { privyConfig, privyToken } from "./support/Privy.ts"
-import { TestApp, TestAppLive } from "./support/TestApp.ts"
+import { transferData } from "./support/ConfidentialData.ts"
+import { CONFIDENTIAL_TOKEN, TestApp, TestAppLive } from "./support/TestApp.ts"
 import { innerTransfer, postTransfer, walletEmployer } from "./support/Transfer.ts"
 
 const CAP = 100_000
+
+const addressVal = (address: string) => Address.fromString(address).toScVal()
+
+const invocation = (contract: string, fn: string, args: ReadonlyArray<xdr.ScVal>, subInvocations: Array<xdr.SorobanAuthorizedInvocation> = []) =>
+  new xdr.SorobanAuthorizedInvocation({
+    function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeContractFn(
+      new xdr.InvokeContractArgs({ contractAddress: Address.fromString(contract).toScAddress(), functionName: fn, args: [...args] })
+    ),
+    subInvocations
+  })
+
+const sourceAuth = (root: xdr.SorobanAuthorizedInvocation) =>
+  new xdr.SorobanAuthorizationEntry({ credentials: xdr.SorobanCredentials.sorobanCredentialsSourceAccount(), rootInvocation: root })
+
+const addressAuth = (address: string, root: xdr.SorobanAuthorizedInvocation) =>
+  new xdr.SorobanAuthorizationEntry({
+    credentials: xdr.SorobanCredentials.sorobanCredentialsAddress(new xdr.SorobanAddressCredentials({
+      address: Address.fromString(address).toScAddress(), nonce: 1n, signatureExpirationLedger: 10_000, signature: xdr.ScVal.scvVoid()
+    })),
+    rootInvocation: root
+  })
 
 layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_QUOTA: "3" }, { ledgerIntervalMs: 20 }))(
   "POST /transfer rules",
@@ -90,6 +112,56 @@ layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_
         expect(notInvoke.body.rule).toBe("operation")
       }))
 
+    it.effect("confidential_transfer(from, to, data) exactly: any other argument list is 422 rule arguments", () =>
+      Effect.gen(function*() {
+        const app = yield* TestApp
+        const { wallet, token } = yield* walletEmployer(app)
+        const from = addressVal(wallet.publicKey())
+        const to = addressVal(Keypair.random().publicKey())
+        const data = xdr.ScVal.scvBytes(transferData())
+        const cases: Array<[string, ReadonlyArray<xdr.ScVal>]> = [
+          ["two arguments", [from, to]],
+          ["four arguments", [from, to, data, data]],
+          ["from is another account", [addressVal(Keypair.random().publicKey()), to, data]],
+          ["to is not an address", [from, data, data]],
+          ["data is not bytes", [from, to, xdr.ScVal.scvVec([data])]],
+          ["data is a string", [from, to, xdr.ScVal.scvString("proof")]],
+          ["arguments swapped", [to, from, data]]
+        ]
+        for (const [name, args] of cases) {
+          const res = yield* postTransfer(app, token, innerTransfer(app, wallet, { args }))
+          expect(res.status, name).toBe(422)
+          expect(res.body.rule, name).toBe("arguments")
+        }
+        const toContract = yield* postTransfer(app, token, innerTransfer(app, wallet, { to: StrKey.encodeContract(randomBytes(32)) }))
+        expect(toContract.status).toBe(200)
+      }))
+
+    it.effect("authorization entries may only be the sender's own, for this very call, with nothing beneath: else 422 rule auth", () =>
+      Effect.gen(function*() {
+        const app = yield* TestApp
+        const { wallet, token } = yield* walletEmployer(app)
+        const to = Keypair.random().publicKey()
+        const args = [addressVal(wallet.publicKey()), addressVal(to), xdr.ScVal.scvBytes(transferData())]
+        const call_ = invocation(CONFIDENTIAL_TOKEN, "confidential_transfer", args)
+        const stranger = Keypair.random().publicKey()
+        const usdc = StrKey.encodeContract(randomBytes(32))
+        const refused: Array<[string, Array<xdr.SorobanAuthorizationEntry>]> = [
+          ["another account's authorization", [addressAuth(stranger, call_)]],
+          ["the sender authorizing another function", [sourceAuth(invocation(usdc, "transfer", args))]],
+          ["the sender authorizing other arguments", [sourceAuth(invocation(CONFIDENTIAL_TOKEN, "confidential_transfer", [args[0]!, addressVal(stranger), args[2]!]))]],
+          ["a sub-invocation", [sourceAuth(invocation(CONFIDENTIAL_TOKEN, "confidential_transfer", args, [invocation(usdc, "transfer", args)]))]],
+          ["the sender's own plus a stranger's", [sourceAuth(call_), addressAuth(stranger, call_)]]
+        ]
+        for (const [name, auth] of refused) {
+          const res = yield* postTransfer(app, token, innerTransfer(app, wallet, { to, args, auth }))
+          expect(res.status, name).toBe(422)
+          expect(res.body.rule, name).toBe("auth")
+        }
+        const own = yield* postTransfer(app, token, innerTransfer(app, wallet, { to, args, auth: [sourceAuth(call_)] }))
+        expect(own.status).toBe(200)
+      }))
+
     it.effect("the happy path: fee-bumped at exactly twice the inner fee, paid by the sponsor, on the ledger", () =>
       Effect.gen(function*() {
         const app = yield* TestApp
@@ -97,8 +169,9 @@ layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_
         const before = app.rpc.account(wallet.publicKey())!
         const sponsorBefore = app.rpc.account(app.sponsorKey.publicKey())!
         const signedXDR = innerTransfer(app, wallet, { fee: 1001 })
+        expect(Buffer.from(signedXDR, "base64").length).toBeGreaterThan(15_000) // a real-size transfer, ~15 KB of proof
         const res = yield* postTransfer(app, token, signedXDR)
-        expect(res.status).toBe(200)
+        expect(res.status, JSON.stringify(res.body)).toBe(200)
         expect(res.body.status).toBe("SUCCESS")
         const received = app.rpc.transaction(res.body.hash)!
         const bump = new FeeBumpTransaction(received.envelopeXdr, Networks.TESTNET)
@@ -115,7 +188,7 @@ layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_
         expect(app.rpc.account(app.sponsorKey.publicKey())!.balance).toBe(sponsorBefore.balance - 2002n)
 
         const status = yield* call(app, "GET", `/transfers/${res.body.hash}`, { token })
-        expect(status.body).toMatchObject({ hash: res.body.hash, state: "success", source: wallet.publicKey() })
+        expect(status.body).toMatchObject({ hash: res.body.hash, status: "SUCCESS", source: wallet.publicKey() })
         const byInner = yield* call(app, "GET", `/transfers/${Buffer.from(bump.innerTransaction.hash()).toString("hex")}`, { token })
         expect(byInner.body.hash).toBe(res.body.hash)
         const stranger = yield* walletEmployer(app, "Stranger")

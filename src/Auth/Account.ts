@@ -2,7 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Clock, DateTime, Effect, Option } from "effect"
 import { ContractorRepo } from "../Contractors/ContractorRepo.ts"
 import { hashToken, INVITE_TTL_MS, newInviteToken } from "./InviteToken.ts"
-import { Registrations, toContractor } from "../Contractors/Directory.ts"
+import { registeredColumns, Registrations, toContractor } from "../Contractors/Directory.ts"
+import { ContractorInvites } from "../Contractors/ContractorInvites.ts"
 import { InviteRepo } from "../Contractors/InviteRepo.ts"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.ts"
 import type { OrgId } from "../Domain/Ids.ts"
@@ -18,6 +19,7 @@ export class Account extends Effect.Service<Account>()("Auth/Account", {
     const orgs = yield* OrgRepo
     const contractors = yield* ContractorRepo
     const invites = yield* InviteRepo
+    const contractorInvites = yield* ContractorInvites
     const registrations = yield* Registrations
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -34,12 +36,23 @@ export class Account extends Effect.Service<Account>()("Auth/Account", {
     const asEmployer = <A, E, R>(f: (orgId: OrgId) => Effect.Effect<A, E, R>) =>
       CurrentSession.pipe(Effect.flatMap(employerOrg), Effect.flatMap(f))
 
+    /** The invite the caller presents, else one discovered for the caller's wallet address or verified email. */
+    const pendingInvite = (session: Session, inviteToken: string | undefined) =>
+      Effect.gen(function*() {
+        if (inviteToken !== undefined) {
+          const open = yield* invites.findOpen(hashToken(inviteToken), yield* now)
+          return Option.map(open, (i) => ({ company: i.orgName, token: inviteToken }))
+        }
+        return yield* contractorInvites.discover({
+          address: session.method === "sep10" ? Option.some(session.sub) : Option.none(),
+          email: Option.fromNullable(session.email)
+        }, yield* now)
+      })
+
     const me = Effect.fn("Account.me")(function*(session: Session, inviteToken: string | undefined) {
       const membership = yield* orgs.membership(session.sub)
       const linked = yield* contractors.linkedTo(session.sub)
-      const invite = inviteToken === undefined
-        ? Option.none()
-        : yield* invites.findOpen(hashToken(inviteToken), yield* now)
+      const invite = yield* pendingInvite(session, inviteToken)
       const roles = [
         ...(Option.isSome(membership) ? ["employer" as const] : []),
         ...(linked.length > 0 ? ["contractor" as const] : [])
@@ -56,7 +69,7 @@ export class Account extends Effect.Service<Account>()("Auth/Account", {
         ...(linked[0] === undefined ? {} : { contractor: { id: linked[0].id, name: linked[0].name } }),
         ...Option.match(invite, {
           onNone: () => ({}),
-          onSome: (i) => ({ invite: { company: i.orgName, role: "contractor" as const, token: inviteToken! } })
+          onSome: (i) => ({ invite: { company: i.company, role: "contractor" as const, token: i.token } })
         })
       })
     })
@@ -91,7 +104,8 @@ export class Account extends Effect.Service<Account>()("Auth/Account", {
         const row = yield* contractors.update(orgId, contractorId, {
           userSub: session.sub,
           address,
-          pvk: Option.getOrElse(registered, () => pvk ?? current.pvk),
+          pvk: pvk ?? current.pvk,
+          ...registeredColumns(registered),
           status: registrations.statusFor(registered, true)
         }, "invited").pipe(
           Effect.catchTag("DuplicateContractor", () =>
@@ -121,5 +135,5 @@ export class Account extends Effect.Service<Account>()("Auth/Account", {
 
     return { me, createOrg, acceptInvite, employerOrg, asEmployer, inviteEmployer, joinOrg } as const
   }),
-  dependencies: [OrgRepo.Default, ContractorRepo.Default, InviteRepo.Default, Registrations.Default]
+  dependencies: [OrgRepo.Default, ContractorRepo.Default, InviteRepo.Default, ContractorInvites.Default, Registrations.Default]
 }) {}

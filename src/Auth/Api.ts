@@ -21,7 +21,10 @@ export class SignedChallenge extends Schema.Class<SignedChallenge>("SignedChalle
 }) {}
 
 export class PrivySignIn extends Schema.Class<PrivySignIn>("PrivySignIn")({
-  token: Schema.String.pipe(Schema.maxLength(16_384))
+  /** The Privy access token. */
+  token: Schema.String.pipe(Schema.maxLength(16_384)),
+  /** Optionally the Privy identity token (`privy-id-token`): its verified email lets `GET /me` find an invite. */
+  identityToken: Schema.optional(Schema.String.pipe(Schema.maxLength(65_536)))
 }) {}
 
 export class AuthApi extends HttpApiGroup.make("auth")
@@ -35,8 +38,9 @@ export class AuthApi extends HttpApiGroup.make("auth")
     HttpApiEndpoint.post("sep10Verify", "/auth/sep10/verify")
       .setPayload(SignedChallenge)
       .addSuccess(SessionToken)
-      .addError(Unauthorized)
+      .addError(InvalidRequest)
       .addError(UpstreamUnavailable)
+      .annotate(OpenApi.Description, "A challenge that fails verification (signatures, expiry, reuse) is 400")
   )
   .add(
     HttpApiEndpoint.get("webAuthChallenge", "/auth")
@@ -49,9 +53,9 @@ export class AuthApi extends HttpApiGroup.make("auth")
     HttpApiEndpoint.post("webAuthToken", "/auth")
       .setPayload(SignedChallenge)
       .addSuccess(SessionToken)
-      .addError(Unauthorized)
+      .addError(InvalidRequest)
       .addError(UpstreamUnavailable)
-      .annotate(OpenApi.Description, "SEP-10 WEB_AUTH_ENDPOINT, token step (JSON or form body)")
+      .annotate(OpenApi.Description, "SEP-10 WEB_AUTH_ENDPOINT, token step (JSON or form body); a challenge that fails verification is 400")
   )
   .add(
     HttpApiEndpoint.post("privy", "/auth/privy")

@@ -76,12 +76,17 @@ export class OperationalKeys extends Effect.Service<OperationalKeys>()("Auth/Ope
       onNone: () => [] as Array<Redacted.Redacted>,
       onSome: (raw) => Redacted.value(raw).split(",").map((s) => s.trim()).filter((s) => s.length > 0).map((s) => Redacted.make(s))
     })
+    const sponsor = yield* keypair("SPONSOR_SECRET", pick(secrets.sponsorSecret, (k) => k.sponsorSecret))
+    const faucet = yield* keypair("FAUCET_SECRET", pick(secrets.faucetSecret, (k) => k.faucetSecret))
+    const channels = yield* Effect.forEach(channelSecrets, (s) => keypair("CHANNEL_SECRETS", s))
     return {
       jwtSecret: Redacted.make(new TextEncoder().encode(Redacted.value(jwtSecret))),
       sep10: yield* keypair("SEP10_SIGNING_SECRET", pick(secrets.sep10SigningSecret, (k) => k.sep10SigningSecret)),
-      sponsor: yield* keypair("SPONSOR_SECRET", pick(secrets.sponsorSecret, (k) => k.sponsorSecret)),
-      faucet: yield* keypair("FAUCET_SECRET", pick(secrets.faucetSecret, (k) => k.faucetSecret)),
-      channels: yield* Effect.forEach(channelSecrets, (s) => keypair("CHANNEL_SECRETS", s)),
+      sponsor,
+      faucet,
+      channels,
+      /** The service's own Stellar accounts (G...), as stellar.toml publishes them. */
+      accounts: [sponsor, faucet, ...channels].map((k) => k.publicKey()),
       generated: Option.isSome(generated) && Option.getOrThrow(generated).created
     } as const
   })

@@ -1,10 +1,26 @@
-import { Clock, Effect, Option, Redacted } from "effect"
+import { Clock, Effect, Either, Option, Redacted, Schema } from "effect"
 import { createRemoteJWKSet, errors as joseErrors, importSPKI, type JWTVerifyGetKey, jwtVerify } from "jose"
 import { PrivyConfig } from "../Config.ts"
 import { NotImplemented, Unauthorized } from "../Domain/Errors.ts"
 import { Sessions } from "./Sessions.ts"
 
 const unauthorized = (error: string) => new Unauthorized({ error })
+
+const LinkedAccounts = Schema.Array(Schema.Unknown)
+const EmailAccount = Schema.Struct({ type: Schema.Literal("email"), address: Schema.String, verified_at: Schema.Number })
+
+/**
+ * The first verified email among a Privy identity token's `linked_accounts` (a JSON string of linked accounts,
+ * each `{type: "email", address, verified_at, ...}` for an email; an array is accepted too).
+ */
+const verifiedEmail = (claim: unknown): Option.Option<string> => {
+  const raw = typeof claim === "string" ? Either.getOrUndefined(Either.try(() => JSON.parse(claim) as unknown)) : claim
+  const accounts = Schema.decodeUnknownOption(LinkedAccounts)(raw)
+  return Option.flatMap(accounts, (list) =>
+    Option.firstSomeOf(list.map((account) => Schema.decodeUnknownOption(EmailAccount)(account))).pipe(
+      Option.map((email) => email.address.trim().toLowerCase())
+    ))
+}
 
 /** Email sign-in: verifies a Privy access token (ES256, issuer privy.io, audience the app id). */
 export class Privy extends Effect.Service<Privy>()("Auth/Privy", {
@@ -23,26 +39,28 @@ export class Privy extends Effect.Service<Privy>()("Auth/Privy", {
     })
     const verifier = Option.flatMap(config.appId, (appId) => Option.map(key, (k) => ({ appId, key: k })))
 
-    const signIn = Effect.fn("Privy.signIn")(function*(token: string) {
-      if (Option.isNone(verifier)) {
-        return yield* new NotImplemented({ error: "email sign-in is not configured on this service" })
-      }
-      const { appId, key } = verifier.value
-      const now = yield* Clock.currentTimeMillis
-      const { payload } = yield* Effect.tryPromise({
-        try: () =>
-          jwtVerify(token, key, {
-            algorithms: ["ES256"],
-            issuer: "privy.io",
-            audience: appId,
-            currentDate: new Date(now)
-          }),
-        catch: (e) => unauthorized(e instanceof joseErrors.JWTExpired ? "Privy token expired" : "invalid Privy token")
+    const verify = (token: string, what: string) =>
+      Effect.gen(function*() {
+        if (Option.isNone(verifier)) {
+          return yield* new NotImplemented({ error: "email sign-in is not configured on this service" })
+        }
+        const { appId, key } = verifier.value
+        const now = yield* Clock.currentTimeMillis
+        const { payload } = yield* Effect.tryPromise({
+          try: () => jwtVerify(token, key, { algorithms: ["ES256"], issuer: "privy.io", audience: appId, currentDate: new Date(now) }),
+          catch: (e) => unauthorized(e instanceof joseErrors.JWTExpired ? `Privy ${what} expired` : `invalid Privy ${what}`)
+        })
+        if (typeof payload.sub !== "string" || payload.sub.length === 0) return yield* unauthorized(`invalid Privy ${what}`)
+        return { sub: payload.sub, linkedAccounts: payload["linked_accounts"] }
       })
-      if (typeof payload.sub !== "string" || payload.sub.length === 0) {
-        return yield* unauthorized("invalid Privy token")
-      }
-      return yield* sessions.issue(payload.sub, "privy")
+
+    /** Signs in with a Privy access token; an identity token of the same user adds its verified email. */
+    const signIn = Effect.fn("Privy.signIn")(function*(token: string, identityToken?: string) {
+      const access = yield* verify(token, "token")
+      if (identityToken === undefined) return yield* sessions.issue(access.sub, "privy")
+      const identity = yield* verify(identityToken, "identity token")
+      if (identity.sub !== access.sub) return yield* unauthorized("the identity token is of another user")
+      return yield* sessions.issue(access.sub, "privy", Option.getOrUndefined(verifiedEmail(identity.linkedAccounts)))
     })
 
     return { signIn } as const

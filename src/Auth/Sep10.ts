@@ -2,7 +2,7 @@ import { Account, BASE_FEE, Operation, StrKey, TransactionBuilder, WebAuth } fro
 import { Clock, Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { ServerConfig, StellarConfig } from "../Config.ts"
-import { InvalidRequest, Unauthorized, UpstreamUnavailable } from "../Domain/Errors.ts"
+import { InvalidRequest, UpstreamUnavailable } from "../Domain/Errors.ts"
 import { RpcClient } from "../Stellar/RpcClient.ts"
 import { Challenge } from "./Api.ts"
 import { ChallengeRepo } from "./ChallengeRepo.ts"
@@ -11,7 +11,7 @@ import { Sessions } from "./Sessions.ts"
 
 export const CHALLENGE_TTL_SECONDS = 300
 
-const unauthorized = (error: string) => new Unauthorized({ error })
+/** Every failed verification is 400, as SEP-10 clients and SDF's conformance suite expect; 401 is for sessions. */
 const invalid = (error: string) => new InvalidRequest({ error })
 
 /** SEP-10 Stellar Web Authentication: challenges signed by the service, answered by the wallet. */
@@ -53,7 +53,7 @@ export class Sep10 extends Effect.Service<Sep10>()("Auth/Sep10", {
     const read = (transaction: string) =>
       Effect.try({
         try: () => WebAuth.readChallengeTx(transaction, server, networkPassphrase, homeDomain, webAuthDomain),
-        catch: (e) => unauthorized(`invalid challenge: ${e instanceof Error ? e.message : "unreadable"}`)
+        catch: (e) => invalid(`invalid challenge: ${e instanceof Error ? e.message : "unreadable"}`)
       })
 
     const verifySignatures = (transaction: string, client: string) =>
@@ -67,40 +67,44 @@ export class Sep10 extends Effect.Service<Sep10>()("Auth/Sep10", {
             Option.match(signers, {
               onNone: () =>
                 WebAuth.verifyChallengeTxSigners(transaction, server, networkPassphrase, [client], homeDomain, webAuthDomain),
-              onSome: ({ thresholds, weights }) =>
-                WebAuth.verifyChallengeTxThreshold(
+              onSome: ({ thresholds, weights }) => {
+                // A key of weight 0 (a disabled master key) is no signer: its signature must not count, even at threshold 0.
+                const signers = Object.entries(weights).filter(([, weight]) => weight > 0)
+                if (signers.length === 0) throw new Error("the account has no signer of weight above 0")
+                return WebAuth.verifyChallengeTxThreshold(
                   transaction,
                   server,
                   networkPassphrase,
                   thresholds.medium,
-                  Object.entries(weights).map(([key, weight]) => ({ key, weight, type: "ed25519_public_key" })),
+                  signers.map(([key, weight]) => ({ key, weight, type: "ed25519_public_key" })),
                   homeDomain,
                   webAuthDomain
                 )
+              }
             }),
-          catch: (e) => unauthorized(`challenge signatures rejected: ${e instanceof Error ? e.message : "invalid"}`)
+          catch: (e) => invalid(`challenge signatures rejected: ${e instanceof Error ? e.message : "invalid"}`)
         })
       })
 
     const verify = Effect.fn("Sep10.verify")(function*(transaction: string) {
       const { tx, clientAccountID } = yield* read(transaction)
-      if (!StrKey.isValidEd25519PublicKey(clientAccountID)) return yield* unauthorized("invalid challenge: muxed accounts are not supported")
+      if (!StrKey.isValidEd25519PublicKey(clientAccountID)) return yield* invalid("invalid challenge: muxed accounts are not supported")
       const nowMs = yield* Clock.currentTimeMillis
       const now = Math.floor(nowMs / 1000)
       const bounds = tx.timeBounds
       if (bounds === undefined || Number(bounds.maxTime) < now || Number(bounds.minTime) > now + 5) {
-        return yield* unauthorized("challenge expired")
+        return yield* invalid("challenge expired")
       }
       const nonceOp = tx.operations[0]
       const nonce = nonceOp?.type === "manageData" && nonceOp.value ? Buffer.from(nonceOp.value).toString() : ""
       yield* verifySignatures(transaction, clientAccountID)
       const consumed = yield* challenges.consume(nonce, clientAccountID, new Date(nowMs))
-      if (!consumed) return yield* unauthorized("challenge already used, unknown or expired")
+      if (!consumed) return yield* invalid("challenge already used, unknown or expired")
       yield* Effect.annotateCurrentSpan("account", clientAccountID)
       return yield* sessions.issue(clientAccountID, "sep10")
     })
 
-    return { challenge, verify, signingKey: server } as const
+    return { challenge, verify, signingKey: server, accounts: keys.accounts } as const
   }),
   dependencies: [ChallengeRepo.Default, Sessions.Default, OperationalKeys.Default, RpcClient.Default]
 }) {}

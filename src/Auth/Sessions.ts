@@ -13,7 +13,8 @@ const Claims = Schema.Struct({
   jti: Schema.NonEmptyString,
   iat: Schema.Number,
   exp: Schema.Number,
-  method: SignInMethod
+  method: SignInMethod,
+  email: Schema.optional(Schema.String)
 })
 
 const unauthorized = (error: string) => new Unauthorized({ error })
@@ -25,11 +26,11 @@ export class Sessions extends Effect.Service<Sessions>()("Auth/Sessions", {
     const keys = yield* OperationalKeys
     const secret = Redacted.value(keys.jwtSecret)
 
-    const issue = Effect.fn("Sessions.issue")(function*(sub: string, method: SignInMethod) {
+    const issue = Effect.fn("Sessions.issue")(function*(sub: string, method: SignInMethod, email?: string) {
       const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
       const exp = now + SESSION_TTL_SECONDS
       const token = yield* Effect.promise(() =>
-        new SignJWT({ method })
+        new SignJWT(email === undefined ? { method } : { method, email })
           .setProtectedHeader({ alg: "HS256", typ: "JWT" })
           .setIssuer(publicUrl)
           .setSubject(sub)
@@ -51,7 +52,13 @@ export class Sessions extends Effect.Service<Sessions>()("Auth/Sessions", {
       const claims = yield* Schema.decodeUnknown(Claims)(payload).pipe(
         Effect.mapError(() => unauthorized("invalid session token"))
       )
-      return { sub: claims.sub, method: claims.method, jti: claims.jti, expiresAt: new Date(claims.exp * 1000) } satisfies Session
+      return {
+        sub: claims.sub,
+        method: claims.method,
+        jti: claims.jti,
+        expiresAt: new Date(claims.exp * 1000),
+        email: claims.email
+      } satisfies Session
     })
 
     return { issue, verify } as const

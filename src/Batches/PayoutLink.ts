@@ -1,26 +1,10 @@
 import { SqlClient } from "@effect/sql"
-import { Address, type xdr } from "@stellar/stellar-sdk"
 import { Effect, Option } from "effect"
 import { notFound } from "../Domain/Errors.ts"
 import type { OrgId } from "../Domain/Ids.ts"
 import { SponsorRefused } from "../Domain/Transfer.ts"
 
 const refuse = (error: string) => new SponsorRefused({ rule: "payout", error })
-
-/** The addresses a contract call names among its arguments (top-level, in vectors and maps). */
-const addressesIn = (values: ReadonlyArray<xdr.ScVal>): ReadonlyArray<string> =>
-  values.flatMap((value): ReadonlyArray<string> => {
-    switch (value.type) {
-      case "scvAddress":
-        return [Address.fromScAddress(value.address).toString()]
-      case "scvVec":
-        return addressesIn(value.vec ?? [])
-      case "scvMap":
-        return addressesIn((value.map ?? []).flatMap((entry) => [entry.key, entry.val]))
-      default:
-        return []
-    }
-  })
 
 /**
  * Ties a transfer to a payout: checked before the submission is recorded, moved with it in one transaction,
@@ -30,7 +14,8 @@ export class PayoutLink extends Effect.Service<PayoutLink>()("Batches/PayoutLink
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const check = Effect.fn("PayoutLink.check")(function*(orgId: OrgId, payoutId: string, args: ReadonlyArray<xdr.ScVal>) {
+    /** `to` is the transfer's recipient: `confidential_transfer`'s second argument, which must be the contractor. */
+    const check = Effect.fn("PayoutLink.check")(function*(orgId: OrgId, payoutId: string, to: string) {
       const rows = yield* sql<{ status: string; batchStatus: string; address: string | null }>`
         SELECT p.status, b.status AS batch_status, c.address
         FROM payouts p JOIN batches b ON b.id = p.batch_id JOIN contractors c ON c.id = p.contractor_id
@@ -38,16 +23,16 @@ export class PayoutLink extends Effect.Service<PayoutLink>()("Batches/PayoutLink
       const payout = Option.fromNullable(rows[0])
       if (Option.isNone(payout)) return yield* notFound("payout")
       const { status, batchStatus, address } = payout.value
-      if (batchStatus !== "ready" && batchStatus !== "started") {
-        return yield* refuse(`the payout's batch is ${batchStatus}; payouts are paid from a ready or started batch`)
-      }
       if (status !== "ready" && status !== "failed") return yield* refuse(`the payout is ${status}`)
-      if (address === null || !addressesIn(args).includes(address)) {
-        return yield* refuse("the contract call does not name the payout's contractor address")
+      // A failed payout may be paid again even once its batch completed; the batch then re-opens.
+      const open = batchStatus === "ready" || batchStatus === "started" || (batchStatus === "completed" && status === "failed")
+      if (!open) return yield* refuse(`the payout's batch is ${batchStatus}; payouts are paid from a ready or started batch`)
+      if (address === null || address !== to) {
+        return yield* refuse("the transfer's recipient (to) is not the payout's contractor address")
       }
     })
 
-    /** Inside the submission's transaction: the payout is submitted and its batch started. */
+    /** Inside the submission's transaction: the payout is submitted and its batch (re-)started. */
     const markSubmitted = (payoutId: string, hash: string, now: Date) =>
       Effect.gen(function*() {
         const moved = yield* sql<{ batchId: string; previous: string }>`
@@ -61,8 +46,10 @@ export class PayoutLink extends Effect.Service<PayoutLink>()("Batches/PayoutLink
           UPDATE batches SET
             status = 'started',
             started_at = coalesce(started_at, ${now}),
+            completed_at = NULL,
             failed_count = failed_count - ${row.previous === "failed" ? 1 : 0}
-          WHERE id = ${row.batchId} AND status IN ('ready', 'started')
+          WHERE id = ${row.batchId}
+            AND (status IN ('ready', 'started') OR (status = 'completed' AND ${row.previous === "failed"}))
           RETURNING id`
         if (started.length === 0) return yield* refuse("the payout's batch is no longer open")
       })

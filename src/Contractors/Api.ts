@@ -10,7 +10,7 @@ import {
   ListContractorsParams,
   UpdateContractor
 } from "../Domain/Contractor.ts"
-import { Conflict, Forbidden, NotFound } from "../Domain/Errors.ts"
+import { Conflict, Forbidden, NotFound, UpstreamUnavailable } from "../Domain/Errors.ts"
 import { ContractorId } from "../Domain/Ids.ts"
 
 const id = HttpApiSchema.param("id", ContractorId)
@@ -56,7 +56,11 @@ export class ContractorsApi extends HttpApiGroup.make("contractors")
     HttpApiEndpoint.post("check")`/contractors/${id}/check`
       .addSuccess(Contractor)
       .addError(NotFound)
-      .annotate(OpenApi.Description, "Re-reads the contractor's registration with the confidential token contract")
+      .addError(UpstreamUnavailable)
+      .annotate(
+        OpenApi.Description,
+        "Re-reads the contractor's registration (confidential_balance of the confidential token); 502 when the chain could not say"
+      )
   )
   .addError(Forbidden)
   .middleware(Authentication)

@@ -12,6 +12,7 @@ export interface ContractorRow {
   readonly email: string | null
   readonly address: string | null
   readonly pvk: string | null
+  readonly auditorId: number | null
   readonly status: ContractorStatus
   readonly rateAmount: string | null
   readonly rateCurrency: string | null
@@ -21,11 +22,11 @@ export interface ContractorRow {
 }
 
 export type NewContractor =
-  & Pick<ContractorRow, "orgId" | "name" | "email" | "address" | "pvk" | "status" | "rateAmount" | "rateCurrency">
+  & Pick<ContractorRow, "orgId" | "name" | "email" | "address" | "pvk" | "auditorId" | "status" | "rateAmount" | "rateCurrency">
   & { readonly id: string }
 
 export type ContractorChanges = Partial<
-  Pick<ContractorRow, "name" | "email" | "address" | "pvk" | "status" | "rateAmount" | "rateCurrency" | "userSub">
+  Pick<ContractorRow, "name" | "email" | "address" | "pvk" | "auditorId" | "status" | "rateAmount" | "rateCurrency" | "userSub">
 >
 
 export class DuplicateContractor {
@@ -39,7 +40,7 @@ export interface ListQuery {
   readonly q: Option.Option<string>
 }
 
-const COLUMNS = "id, org_id, name, email, address, pvk, status, rate_amount, rate_currency, user_sub, created_at, last_paid_at"
+const COLUMNS = "id, org_id, name, email, address, pvk, auditor_id, status, rate_amount, rate_currency, user_sub, created_at, last_paid_at"
 
 const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 

@@ -1,6 +1,5 @@
 import { Effect, Option, Schema, type Types } from "effect"
 import { randomUUID } from "node:crypto"
-import { hashToken, INVITE_TTL_MS, newInviteToken } from "../Auth/InviteToken.ts"
 import {
   BulkImportResult,
   BulkRowError,
@@ -13,9 +12,9 @@ import { Conflict, notFound } from "../Domain/Errors.ts"
 import type { ContractorId, OrgId } from "../Domain/Ids.ts"
 import { BulkRows, type ValidRow } from "./BulkRows.ts"
 import { type ContractorChanges, ContractorRepo, type ContractorRow } from "./ContractorRepo.ts"
-import { Registrations, toContractor } from "./Directory.ts"
+import { registeredColumns, Registrations, toContractor } from "./Directory.ts"
 import { decodeCursor, toPage } from "../Http/Cursor.ts"
-import { InviteRepo } from "./InviteRepo.ts"
+import { ContractorInvites } from "./ContractorInvites.ts"
 
 const duplicate = new Conflict({ error: "a contractor with this email or address already exists" })
 
@@ -23,7 +22,7 @@ const duplicate = new Conflict({ error: "a contractor with this email or address
 export class Contractors extends Effect.Service<Contractors>()("Contractors/Contractors", {
   effect: Effect.gen(function*() {
     const repo = yield* ContractorRepo
-    const invites = yield* InviteRepo
+    const invites = yield* ContractorInvites
     const registrations = yield* Registrations
 
     const find = (orgId: OrgId, id: ContractorId) =>
@@ -41,7 +40,9 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
         name: input.name,
         email: input.email ?? null,
         address,
-        pvk: Option.getOrNull(registered),
+        pvk: null,
+        auditorId: null,
+        ...registeredColumns(registered),
         status: registrations.statusFor(registered, false),
         rateAmount: input.rate?.amount ?? null,
         rateCurrency: input.rate?.currency ?? null
@@ -72,7 +73,9 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
         name: row.name,
         email: row.email,
         address: row.address,
-        pvk: Option.getOrNull(registered[i]!),
+        pvk: null,
+        auditorId: null,
+        ...registeredColumns(registered[i]!),
         status: registrations.statusFor(registered[i]!, false),
         rateAmount: row.amount,
         rateCurrency: row.amount === null ? null : "USDC"
@@ -125,7 +128,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
         const registered = yield* registrations.lookup(address)
         const linked = Option.isNone(move) && current.userSub !== null
         changes.status = registrations.statusFor(registered, linked)
-        changes.pvk = Option.getOrElse(registered, () => current.pvk)
+        Object.assign(changes, registeredColumns(registered))
       }
       const updated = yield* repo.update(orgId, id, changes, current.status).pipe(
         Effect.catchTag("DuplicateContractor", () => Effect.fail(duplicate))
@@ -139,9 +142,11 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
     const check = Effect.fn("Contractors.check")(function*(orgId: OrgId, id: ContractorId) {
       const current = yield* find(orgId, id)
       if (current.status === "inactive" || current.status === "ready") return toContractor(current)
-      const registered = yield* registrations.lookup(current.address)
+      const registered = yield* registrations.read(current.address)
       if (Option.isNone(registered)) return toContractor(current)
-      const updated = yield* repo.update(orgId, id, { status: "ready", pvk: registered.value }, current.status).pipe(Effect.orDie)
+      const updated = yield* repo.update(orgId, id, { status: "ready", ...registeredColumns(registered) }, current.status).pipe(
+        Effect.orDie
+      )
       return toContractor(Option.getOrElse(updated, () => current))
     })
 
@@ -150,14 +155,12 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
       if (current.status !== "invited") {
         return yield* new Conflict({ error: `only an invited contractor can be invited; this one is ${current.status}` })
       }
-      const token = newInviteToken()
-      const expiresAt = new Date(now.getTime() + INVITE_TTL_MS)
-      yield* invites.issue(orgId, id, hashToken(token), expiresAt)
+      const { token, expiresAt } = yield* invites.issue(orgId, id, now)
       return Invitation.make({ contractorId: id, token, expiresAt: Schema.decodeSync(Schema.DateTimeUtcFromDate)(expiresAt) })
     })
 
     return { create, bulk, list, get, update, check, invite } as const
   }),
-  dependencies: [ContractorRepo.Default, InviteRepo.Default, Registrations.Default]
+  dependencies: [ContractorRepo.Default, ContractorInvites.Default, Registrations.Default]
 }) {}
 

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { BatchId, ContractorId, PayoutId } from "./Ids.ts"
+import { SignedXdr } from "./Transfer.ts"
 
 export const BatchStatus = Schema.Literal("draft", "ready", "started", "completed")
 export type BatchStatus = typeof BatchStatus.Type
@@ -71,14 +72,20 @@ export class ContractorPayout extends Schema.Class<ContractorPayout>("Contractor
 }) {}
 
 export class JobItem extends Schema.Class<JobItem>("JobItem")({
-  signedXDR: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(20_000)),
+  signedXDR: SignedXdr,
   payoutId: Schema.optional(PayoutId)
 }) {}
+
+/** Every request body is at most this large (INTERFACE-SPEC §8). */
+export const MAX_BODY_BYTES = 256 * 1024
+
+/** Items of one batch run; the 256 KiB body limit usually binds first (about 10 real transfers). */
+export const MAX_BATCH_ITEMS = 100
 
 export class BatchRun extends Schema.Class<BatchRun>("BatchRun")({
   transactions: Schema.Array(JobItem).pipe(
     Schema.minItems(1, { message: () => "transactions must not be empty" }),
-    Schema.maxItems(100, { message: () => "at most 100 transactions per batch run" })
+    Schema.maxItems(MAX_BATCH_ITEMS, { message: () => `at most ${MAX_BATCH_ITEMS} transactions per batch run` })
   )
 }) {}
 

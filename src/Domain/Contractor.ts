@@ -47,6 +47,7 @@ export class Contractor extends Schema.Class<Contractor>("Contractor")({
   email: Schema.optional(Schema.String),
   address: Schema.optional(Schema.String),
   pvk: Schema.optional(Schema.String),
+  auditorId: Schema.optional(Schema.Int),
   status: ContractorStatus,
   rate: Schema.optional(Rate),
   createdAt: Schema.DateTimeUtc,

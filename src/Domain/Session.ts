@@ -8,6 +8,8 @@ export type SignInMethod = typeof SignInMethod.Type
 export interface Session {
   readonly sub: string
   readonly method: SignInMethod
+  /** The verified email of an email sign-in, when the identity provider vouched for one. */
+  readonly email?: string | undefined
   readonly jti: string
   readonly expiresAt: Date
 }

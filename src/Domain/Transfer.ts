@@ -1,8 +1,23 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 
+/**
+ * The network's largest transaction: `tx_max_size_bytes` of Soroban's bandwidth settings (132,096 bytes on
+ * pubnet and testnet), i.e. 176,128 characters of base64. A real confidential transfer (a ~15 KB UltraHonk
+ * proof inside `data`) is 16–20 KB.
+ */
+export const MAX_TRANSACTION_BYTES = 132_096
+export const MAX_SIGNED_XDR_CHARS = Math.ceil(MAX_TRANSACTION_BYTES / 3) * 4
+
+export const SignedXdr = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "signedXDR must not be empty" }),
+  Schema.maxLength(MAX_SIGNED_XDR_CHARS, {
+    message: () => `signedXDR is larger than the network's largest transaction (${MAX_TRANSACTION_BYTES} bytes)`
+  })
+)
+
 export class TransferRequest extends Schema.Class<TransferRequest>("TransferRequest")({
-  signedXDR: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200_000)),
+  signedXDR: SignedXdr,
   payoutId: Schema.optional(Schema.UUID)
 }) {}
 
@@ -14,11 +29,34 @@ export class TransferResult extends Schema.Class<TransferResult>("TransferResult
 export const SubmissionState = Schema.Literal("pending", "submitted", "success", "failed", "rejected", "expired")
 export type SubmissionState = typeof SubmissionState.Type
 
+/**
+ * A transfer's outcome in Stellar RPC's words (`PENDING`, `SUCCESS`, `FAILED`), plus the service's own: `REJECTED`
+ * (the network refused it at submission) and `EXPIRED` (the ledger closed past its maxTime without it).
+ */
+export const TransferOutcome = Schema.Literal("PENDING", "SUCCESS", "FAILED", "REJECTED", "EXPIRED")
+export type TransferOutcome = typeof TransferOutcome.Type
+
+export const outcomeOf = (state: SubmissionState): TransferOutcome => {
+  switch (state) {
+    case "pending":
+    case "submitted":
+      return "PENDING"
+    case "success":
+      return "SUCCESS"
+    case "failed":
+      return "FAILED"
+    case "rejected":
+      return "REJECTED"
+    case "expired":
+      return "EXPIRED"
+  }
+}
+
 export class TransferStatus extends Schema.Class<TransferStatus>("TransferStatus")({
   hash: Schema.String,
   innerHash: Schema.String,
   source: Schema.String,
-  state: SubmissionState,
+  status: TransferOutcome,
   resultCode: Schema.optional(Schema.String),
   ledger: Schema.optional(Schema.Int),
   payoutId: Schema.optional(Schema.String),

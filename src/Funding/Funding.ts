@@ -19,7 +19,10 @@ const rpcDown = (what: string) => new UpstreamUnavailable({ error: `could not ${
 export class Funding extends Effect.Service<Funding>()("Funding/Funding", {
   effect: Effect.gen(function*() {
     const config = yield* FundingConfig
-    const { networkPassphrase } = yield* StellarConfig
+    const { networkPassphrase, confidentialTokenContract } = yield* StellarConfig
+    // The pooled USDC sits in the confidential token contract itself (OpenZeppelin's confidential token holds the
+    // underlying asset it wraps), so that is the vault unless another one is named.
+    const vaultContract = Option.orElse(config.vaultContract, () => confidentialTokenContract)
     const rpc = yield* RpcClient
     const keys = yield* OperationalKeys
     const sponsor = yield* Sponsor
@@ -30,10 +33,12 @@ export class Funding extends Effect.Service<Funding>()("Funding/Funding", {
     const oneAtATime = yield* Effect.makeSemaphore(1)
 
     const vault = Effect.gen(function*() {
-      if (Option.isNone(config.usdcContract) || Option.isNone(config.vaultContract)) {
-        return yield* new NotImplemented({ error: "the funding vault is not configured on this service (USDC_CONTRACT, VAULT_CONTRACT)" })
+      if (Option.isNone(config.usdcContract) || Option.isNone(vaultContract)) {
+        return yield* new NotImplemented({
+          error: "the funding vault is not configured on this service (USDC_CONTRACT, and VAULT_CONTRACT or CONFIDENTIAL_TOKEN_CONTRACT)"
+        })
       }
-      const vaultId = config.vaultContract.value
+      const vaultId = vaultContract.value
       const balance = yield* rpc.simulateRead(config.usdcContract.value, "balance", [Address.fromString(vaultId).toScVal()]).pipe(
         Effect.tapError((e) => Effect.logWarning("vault balance read failed", e.message)),
         Effect.mapError(() => rpcDown("read the vault balance"))

@@ -1,9 +1,9 @@
 import { HttpApp, HttpMethod, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Either } from "effect"
+import { MAX_BODY_BYTES } from "../Domain/Batch.ts"
 import { errorResponse, normalizeErrorBody } from "./ErrorBody.ts"
 
-export const MAX_BODY_BYTES = 256 * 1024
 
 /** SEP-10's token step may be posted as a form, as stock wallets do. */
 const FORM_ROUTES = new Set(["/auth"])
@@ -58,7 +58,17 @@ const readBounded = (request: HttpServerRequest.HttpServerRequest) =>
 const withBody = (request: HttpServerRequest.HttpServerRequest, text: string): HttpServerRequest.HttpServerRequest =>
   Object.create(request, { text: { value: Effect.succeed(text) } })
 
-const tooLarge = () => errorResponse(413).pipe(HttpServerResponse.setHeader("connection", "close"))
+const BATCH_RUN_ROUTE = "/batch"
+
+/** Over the limit: 413, saying what fits (on a batch run, how to split it). */
+const tooLarge = (path: string) =>
+  errorResponse(
+    413,
+    path === BATCH_RUN_ROUTE
+      ? `request body over ${MAX_BODY_BYTES / 1024} KiB: a batch run holds about 10 real confidential transfers ` +
+        "(16–20 KB each); split the transfers into several jobs (the typed client's runPayroll does)"
+      : `request body over ${MAX_BODY_BYTES / 1024} KiB`
+  ).pipe(HttpServerResponse.setHeader("connection", "close"))
 
 /**
  * Bodies are limited before they are buffered (from Content-Length, and while reading chunked ones),
@@ -67,16 +77,16 @@ const tooLarge = () => errorResponse(413).pipe(HttpServerResponse.setHeader("con
 const checkBody = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
     if (!HttpMethod.hasBody(request.method)) return Either.right(request)
-    const length = request.headers["content-length"]
-    if (length !== undefined && Number(length) > MAX_BODY_BYTES) return Either.left(tooLarge())
-    const contentType = (request.headers["content-type"] ?? "").toLowerCase().trim()
     const path = request.url.split("?")[0]!
+    const length = request.headers["content-length"]
+    if (length !== undefined && Number(length) > MAX_BODY_BYTES) return Either.left(tooLarge(path))
+    const contentType = (request.headers["content-type"] ?? "").toLowerCase().trim()
     const form = contentType.startsWith("application/x-www-form-urlencoded") && FORM_ROUTES.has(path)
     if (contentType !== "" && !isJson(contentType) && !form) {
       return Either.left(errorResponse(415, "request bodies must be application/json"))
     }
     const body = yield* readBounded(request)
-    if (body._tag === "TooLarge") return Either.left(tooLarge())
+    if (body._tag === "TooLarge") return Either.left(tooLarge(path))
     if (body._tag === "Failed") return Either.left(errorResponse(400, "could not read the request body"))
     if (!form && body.text.length > 0) {
       try {

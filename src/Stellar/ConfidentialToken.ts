@@ -1,39 +1,77 @@
 import { Address, xdr } from "@stellar/stellar-sdk"
-import { Effect, Option } from "effect"
+import { Data, Effect, Option } from "effect"
 import { StellarConfig } from "../Config.ts"
 import { RpcClient, RpcError } from "./RpcClient.ts"
 
 /**
- * Reads registrations from the confidential token contract: `public_key(id: Address) -> Option<Bytes>`
- * returns the public viewing key an address registered, or nothing.
+ * The confidential token's interface as this service uses it, mirrored from OpenZeppelin/stellar-contracts,
+ * packages/tokens/src/confidential/mod.rs (the `ConfidentialToken` trait and `ConfidentialTokenError`) and
+ * storage.rs (`ConfidentialAccount`, `get_account`).
  */
+export const CONFIDENTIAL_TRANSFER = "confidential_transfer"
+export const CONFIDENTIAL_BALANCE = "confidential_balance"
+/** `ConfidentialTokenError::AccountNotRegistered`: `confidential_balance` of an address that never registered. */
+export const ACCOUNT_NOT_REGISTERED = 3501
+/** `Point = BytesN<64>` (packages/contract-utils/src/crypto/grumpkin.rs): an affine Grumpkin point. */
+const POINT_BYTES = 64
+
+/** The public part of a registration: the viewing key (hex of the 64-byte point) and the auditor it committed to. */
+export class Registration extends Data.Class<{ readonly viewingKey: string; readonly auditorId: number }> {}
+
+/** The contract error code a failed simulation carries (`Error(Contract, #N)`), if any. */
+export const contractErrorCode = (message: string): Option.Option<number> => {
+  const match = /Error\(Contract, #(\d+)\)/.exec(message)
+  return match === null ? Option.none() : Option.some(Number(match[1]))
+}
+
+const field = (entries: ReadonlyArray<xdr.ScMapEntry>, name: string) =>
+  Option.fromNullable(entries.find((e) => e.key.type === "scvSymbol" && e.key.sym.toString() === name)?.val)
+
+/** Decodes the `ConfidentialAccount` struct (an ScMap keyed by its field names) into what the service keeps. */
+export const decodeAccount = (value: xdr.ScVal): Option.Option<Registration> => {
+  if (value.type !== "scvMap") return Option.none()
+  const entries = value.map ?? []
+  const viewing = field(entries, "viewing_public_key").pipe(
+    Option.flatMap((v) => v.type === "scvBytes" ? Option.some(v.bytes.toBytes()) : Option.none()),
+    Option.filter((bytes) => bytes.length === POINT_BYTES),
+    Option.map((bytes) => Buffer.from(bytes).toString("hex"))
+  )
+  const auditor = field(entries, "auditor_id").pipe(
+    Option.flatMap((v) => v.type === "scvU32" ? Option.some(v.u32) : Option.none())
+  )
+  return Option.zipWith(viewing, auditor, (viewingKey, auditorId) => new Registration({ viewingKey, auditorId }))
+}
+
+/** Reads registrations from the confidential token contract through `confidential_balance(account)`. */
 export class ConfidentialToken extends Effect.Service<ConfidentialToken>()("Stellar/ConfidentialToken", {
   effect: Effect.gen(function*() {
     const { confidentialTokenContract } = yield* StellarConfig
     const rpc = yield* RpcClient
 
-    const decodeKey = (value: xdr.ScVal): Effect.Effect<Option.Option<string>, RpcError> => {
-      switch (value.type) {
-        case "scvVoid":
-          return Effect.succeed(Option.none())
-        case "scvBytes":
-          return Effect.succeed(Option.some(Buffer.from(value.bytes.toBytes()).toString("hex")))
-        default:
-          return new RpcError({ method: "simulateTransaction", message: `public_key returned ${value.type}` })
-      }
-    }
-
-    /** The registered public viewing key (hex) of `address`; none when unregistered or no contract is configured. */
-    const registeredKey = (address: string) =>
+    /**
+     * The registration of `address`: none when the contract answers `AccountNotRegistered` (or no contract is
+     * configured); any other contract error, an unreadable answer or a transport failure is an RpcError.
+     */
+    const registration = (address: string) =>
       Option.match(confidentialTokenContract, {
-        onNone: () => Effect.succeed(Option.none<string>()),
+        onNone: () => Effect.succeed(Option.none<Registration>()),
         onSome: (contract) =>
-          rpc.simulateRead(contract, "public_key", [Address.fromString(address).toScVal()]).pipe(
-            Effect.flatMap(decodeKey)
+          rpc.simulateRead(contract, CONFIDENTIAL_BALANCE, [Address.fromString(address).toScVal()]).pipe(
+            Effect.flatMap((value) =>
+              Option.match(decodeAccount(value), {
+                onNone: () =>
+                  new RpcError({ method: "simulateTransaction", message: `${CONFIDENTIAL_BALANCE} returned no ConfidentialAccount` }),
+                onSome: (registered) => Effect.succeed(Option.some(registered))
+              })
+            ),
+            Effect.catchTag("SimulationFailed", (e) =>
+              Option.contains(contractErrorCode(e.message), ACCOUNT_NOT_REGISTERED)
+                ? Effect.succeed(Option.none<Registration>())
+                : new RpcError({ method: "simulateTransaction", message: e.message }))
           )
-      }).pipe(Effect.withSpan("ConfidentialToken.registeredKey"))
+      }).pipe(Effect.withSpan("ConfidentialToken.registration"))
 
-    return { registeredKey, configured: Option.isSome(confidentialTokenContract) } as const
+    return { registration, configured: Option.isSome(confidentialTokenContract) } as const
   }),
   dependencies: [RpcClient.Default]
 }) {}

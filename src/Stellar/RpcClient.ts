@@ -14,6 +14,9 @@ export interface AccountSigners {
   readonly weights: Readonly<Record<string, number>>
 }
 
+/** The host refused a simulated call (a contract error, a missing function, a trap): the call itself failed. */
+export class SimulationFailed extends Data.TaggedError("SimulationFailed")<{ readonly message: string }> {}
+
 /** Any valid account serves as the source of a read-only simulation; it is never submitted. */
 const SIMULATION_SOURCE = "GAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAWHF"
 
@@ -79,9 +82,7 @@ export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", 
           .setTimeout(30)
           .build()
         const result = yield* call("simulateTransaction", () => server.simulateTransaction(tx))
-        if (rpc.Api.isSimulationError(result)) {
-          return yield* new RpcError({ method: "simulateTransaction", message: result.error })
-        }
+        if (rpc.Api.isSimulationError(result)) return yield* new SimulationFailed({ message: result.error })
         if (!rpc.Api.isSimulationSuccess(result) || result.result === undefined) {
           return yield* new RpcError({ method: "simulateTransaction", message: "simulation returned no value" })
         }

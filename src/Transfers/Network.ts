@@ -7,7 +7,8 @@ import { resultCode } from "./ResultCode.ts"
 export type SendOutcome = Data.TaggedEnum<{
   Accepted: {}
   Rejected: { readonly code: string }
-  Expired: {}
+  /** TRY_AGAIN_LATER until the transaction's deadline: never queued by the node. */
+  Busy: {}
   Unreachable: { readonly message: string }
 }>
 export const SendOutcome = Data.taggedEnum<SendOutcome>()
@@ -15,6 +16,8 @@ export const SendOutcome = Data.taggedEnum<SendOutcome>()
 export type PollOutcome = Data.TaggedEnum<{
   Landed: { readonly ledger: number }
   Failed: { readonly code: string; readonly ledger: number }
+  /** NOT_FOUND from a node whose latest ledger closed after the transaction's maxTime: it can no longer land. */
+  Gone: { readonly latestLedgerCloseTime: number }
   NotYet: {}
 }>
 export const PollOutcome = Data.taggedEnum<PollOutcome>()
@@ -45,8 +48,15 @@ export class Network extends Effect.Service<Network>()("Transfers/Network", {
   effect: Effect.gen(function*() {
     const client = yield* RpcClient
 
-    const sendOnce = (tx: FeeBumpTransaction) =>
-      client.sendTransaction(tx).pipe(
+    /**
+     * An ERROR answer is final only when the node surely never had the transaction before: after a transport failure
+     * (the first request may have reached it) or on a resend, the transaction may have landed already and the error
+     * (e.g. txBadSeq) says nothing; it is then followed like an accepted one, to the ledger-time rule.
+     */
+    const sendOnce = (tx: FeeBumpTransaction, resend: boolean) => {
+      let ambiguous = resend
+      return client.sendTransaction(tx).pipe(
+        Effect.tapError(() => Effect.sync(() => { ambiguous = true })),
         Effect.retry(transportRetry),
         Effect.flatMap((answer): Effect.Effect<SendOutcome, TryAgainLater> => {
           switch (answer.status) {
@@ -56,26 +66,30 @@ export class Network extends Effect.Service<Network>()("Transfers/Network", {
             case "TRY_AGAIN_LATER":
               return Effect.fail(tryAgainLater)
             case "ERROR":
-              return Effect.succeed(SendOutcome.Rejected({
+              return Effect.succeed(ambiguous ? SendOutcome.Accepted() : SendOutcome.Rejected({
                 code: answer.errorResult === undefined ? "unknown" : resultCode(answer.errorResult)
               }))
           }
         })
       )
+    }
 
     /** Sends, and keeps resending while the network says TRY_AGAIN_LATER, until the transaction's own deadline. */
-    const send = (tx: FeeBumpTransaction, deadline: Date) =>
+    const send = (tx: FeeBumpTransaction, deadline: Date, options: { readonly resend?: boolean } = {}) =>
       Effect.gen(function*() {
         const budget = yield* remaining(deadline)
-        return yield* sendOnce(tx).pipe(
+        return yield* sendOnce(tx, options.resend === true).pipe(
           Effect.retry({ schedule: followSchedule(budget), while: (e) => e._tag === "TryAgainLater" }),
-          Effect.catchTag("TryAgainLater", () => Effect.succeed(SendOutcome.Expired())),
+          Effect.catchTag("TryAgainLater", () => Effect.succeed(SendOutcome.Busy())),
           Effect.catchTag("RpcError", (e: RpcError) => Effect.succeed(SendOutcome.Unreachable({ message: e.message })))
         )
       }).pipe(Effect.withSpan("Network.send"))
 
-    /** One look at the transaction. */
-    const check = (hash: string) =>
+    /**
+     * One look at the transaction. "Not found" proves nothing until the answering node's own latest ledger closed
+     * after the transaction's `maxTime` (unix seconds): a lagging node may not have seen the ledger that has it.
+     */
+    const check = (hash: string, maxTime: number) =>
       client.getTransaction(hash).pipe(
         Effect.map((answer): PollOutcome => {
           switch (answer.status) {
@@ -84,16 +98,21 @@ export class Network extends Effect.Service<Network>()("Transfers/Network", {
             case rpc.Api.GetTransactionStatus.FAILED:
               return PollOutcome.Failed({ code: resultCode(answer.resultXdr), ledger: answer.ledger })
             default:
-              return PollOutcome.NotYet()
+              return answer.latestLedgerCloseTime > maxTime
+                ? PollOutcome.Gone({ latestLedgerCloseTime: answer.latestLedgerCloseTime })
+                : PollOutcome.NotYet()
           }
         })
       )
 
-    /** Polls until the transaction is final or the deadline passes; RPC hiccups along the way are retried. */
-    const poll = (hash: string, deadline: Date) =>
+    /**
+     * Polls until the transaction is final (or provably gone) or the local deadline passes; RPC hiccups along the
+     * way are retried.
+     */
+    const poll = (hash: string, deadline: Date, maxTime: number) =>
       Effect.gen(function*() {
         const budget = yield* remaining(deadline)
-        return yield* check(hash).pipe(
+        return yield* check(hash, maxTime).pipe(
           Effect.flatMap((outcome) => outcome._tag === "NotYet" ? Effect.fail(notFound) : Effect.succeed(outcome)),
           Effect.retry(followSchedule(budget)),
           Effect.orElseSucceed(() => PollOutcome.NotYet())

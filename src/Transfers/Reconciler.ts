@@ -18,14 +18,18 @@ export const ReconcilerLive = Layer.scopedDiscard(
     const settle = yield* Settle
     const leaseFor = Duration.toMillis(Duration.times(reconcileInterval, 3))
 
+    /**
+     * Final, or provably gone (the ledger closed past its maxTime without it), settles it; a transaction never
+     * accepted is sent again while it still can land. Nothing is decided by the local clock.
+     */
     const reconcile = (row: Submission) =>
       Effect.gen(function*() {
-        const outcome = yield* network.check(row.outerHash)
+        const outcome = yield* network.check(row.outerHash, row.maxTime.getTime() / 1000)
         if (outcome._tag !== "NotYet") return yield* settle.afterPoll(row, outcome)
         const deadline = new Date(row.maxTime.getTime() + Duration.toMillis(pollMargin))
-        if ((yield* Clock.currentTimeMillis) > deadline.getTime()) return yield* settle.expire(row)
-        if (row.state === "pending") {
-          yield* settle.afterSend(row, yield* network.send(new FeeBumpTransaction(row.envelope, networkPassphrase), deadline))
+        if (row.state === "pending" && (yield* Clock.currentTimeMillis) < deadline.getTime()) {
+          const tx = new FeeBumpTransaction(row.envelope, networkPassphrase)
+          yield* settle.afterSend(row, yield* network.send(tx, deadline, { resend: true }))
         }
       }).pipe(
         Effect.catchTag("RpcError", (e) => Effect.logWarning("reconciler could not reach Stellar RPC", e.message)),

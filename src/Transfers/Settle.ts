@@ -43,7 +43,7 @@ export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
         Accepted: () => repo.transition(row.innerHash, ["pending"], "submitted").pipe(Effect.zipRight(log(row, "transfer submitted"))),
         Rejected: ({ code }) =>
           finish(row, "rejected", { resultCode: code }).pipe(Effect.zipRight(log(row, `transfer rejected: ${code}`))),
-        Expired: () => expire(row),
+        Busy: () => log(row, "the network stayed busy (TRY_AGAIN_LATER) until the transaction's deadline"),
         Unreachable: ({ message }) => log(row, `Stellar RPC unreachable while sending: ${message}`)
       })
 
@@ -52,16 +52,14 @@ export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
         Landed: ({ ledger }) => finish(row, "success", { ledger }).pipe(Effect.zipRight(log(row, "transfer settled"))),
         Failed: ({ code, ledger }) =>
           finish(row, "failed", { resultCode: code, ledger }).pipe(Effect.zipRight(log(row, `transfer failed: ${code}`))),
+        Gone: () =>
+          finish(row, "expired", { resultCode: "txTooLate" }).pipe(
+            Effect.zipRight(log(row, "transfer expired: the ledger closed past its maxTime without it"))
+          ),
         NotYet: () => Effect.void
       })
 
-    /** Past its maxTime and not on the ledger: it never will be, and its quota comes back. */
-    const expire = (row: Submission) =>
-      finish(row, "expired", { resultCode: "txTooLate" }).pipe(
-        Effect.zipRight(log(row, "transfer expired before reaching the ledger"))
-      )
-
-    return { afterSend, afterPoll, expire } as const
+    return { afterSend, afterPoll } as const
   }),
   dependencies: [SubmissionRepo.Default, PayoutLink.Default]
 }) {}

@@ -7,10 +7,10 @@ import { StellarConfig, SubmissionConfig } from "../Config.ts"
 import { Conflict, InvalidRequest, NotImplemented, notFound, UpstreamUnavailable } from "../Domain/Errors.ts"
 import type { OrgId } from "../Domain/Ids.ts"
 import type { Session } from "../Domain/Session.ts"
-import { SponsorRefused, type TransferRequest, TransferStatus } from "../Domain/Transfer.ts"
+import { outcomeOf, SponsorRefused, type TransferRequest, TransferStatus } from "../Domain/Transfer.ts"
 import { RpcClient } from "../Stellar/RpcClient.ts"
 import { checkPolicy, checkSources, decodeInner, validSigners } from "./Envelope.ts"
-import { followSchedule, Network } from "./Network.ts"
+import { followSchedule, Network, PollOutcome } from "./Network.ts"
 import { answerFor, Settle } from "./Settle.ts"
 import { FINAL_STATES, type Submission, SubmissionRepo } from "./SubmissionRepo.ts"
 import { Sponsor } from "./Sponsor.ts"
@@ -55,12 +55,18 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
 
     const drive = (row: Submission, tx: FeeBumpTransaction, deadline: Date) =>
       Effect.gen(function*() {
+        const maxTime = row.maxTime.getTime() / 1000
         const sent = yield* network.send(tx, deadline)
         yield* settle.afterSend(row, sent)
         if (sent._tag === "Unreachable") {
           return yield* new UpstreamUnavailable({ error: "Stellar RPC is unreachable; the transfer will be retried" })
         }
-        if (sent._tag === "Accepted") yield* settle.afterPoll(row, yield* network.poll(row.outerHash, deadline))
+        if (sent._tag === "Accepted") yield* settle.afterPoll(row, yield* network.poll(row.outerHash, deadline, maxTime))
+        if (sent._tag === "Busy") {
+          // Expired only once the ledger says so; otherwise the reconciler keeps following it.
+          const outcome = yield* network.check(row.outerHash, maxTime).pipe(Effect.orElseSucceed(() => PollOutcome.NotYet()))
+          yield* settle.afterPoll(row, outcome)
+        }
       }).pipe(
         Effect.raceFirst(heartbeat(row.innerHash).pipe(Effect.zipRight(Effect.never))),
         Effect.ensuring(Effect.flatMap(now, (at) => repo.lease(row.innerHash, at)))
@@ -96,7 +102,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
       const orgId = yield* account.employerOrg(session)
       const at = yield* now
       const call = yield* checkPolicy(tx, sponsor.policy, Math.floor(at.getTime() / 1000))
-      if (request.payoutId !== undefined) yield* payouts.check(orgId, request.payoutId, call.args)
+      if (request.payoutId !== undefined) yield* payouts.check(orgId, request.payoutId, call.to)
       const fee = sponsor.feeBump(tx)
       return yield* execute({
         inner: tx,
@@ -162,15 +168,19 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
         return yield* answerFor(final)
       }).pipe(Effect.scoped, Effect.withSpan("Transfers.execute"))
 
-    const status = Effect.fn("Transfers.status")(function*(orgId: OrgId, hash: string) {
+    /** Visible to whoever submitted it (the faucet's caller included) and to the submitting organization. */
+    const status = Effect.fn("Transfers.status")(function*(session: Session, hash: string) {
       const row = yield* repo.find(hash.toLowerCase())
-      if (Option.isNone(row) || row.value.orgId !== orgId) return yield* notFound("transfer")
+      if (Option.isNone(row)) return yield* notFound("transfer")
       const s = row.value
+      const mine = s.sessionSub === session.sub ||
+        (s.orgId !== null && Option.contains(yield* Effect.option(account.employerOrg(session)), s.orgId))
+      if (!mine) return yield* notFound("transfer")
       return new TransferStatus({
         hash: s.outerHash,
         innerHash: s.innerHash,
         source: s.source,
-        state: s.state,
+        status: outcomeOf(s.state),
         ...(s.resultCode === null ? {} : { resultCode: s.resultCode }),
         ...(s.ledger === null ? {} : { ledger: s.ledger }),
         ...(s.payoutId === null ? {} : { payoutId: s.payoutId }),

@@ -1,15 +1,16 @@
 // The loopback RPC's ledger: accounts, a ledger clock, stellar-core's transaction queue
 // (one pending transaction per source account, replace-by-fee for fee-bumps), CAP-15 fee-bump
-// validation, application at ledger close, and scripted outcomes for fault tests.
-import { xdr } from "@stellar/stellar-sdk"
+// validation, application at ledger close, scripted outcomes for fault tests, and the ledger the
+// RPC node serves, which may lag behind the network's (`lag`).
+import { extractBaseAddress, xdr } from "@stellar/stellar-sdk"
 import { createHash } from "node:crypto"
 import { accountFromSpec } from "./LoopbackAccounts.ts"
 import type { LoopbackAccount, LoopbackAccountSpec } from "./LoopbackAccounts.ts"
 import {
-  BASE_FEE, contractCall, decodeEnvelope, failedOpResults, innerResult, invokeSuccess, isAuthorized, outerResult,
-  parseEnvelope, signedWeight, transactionMeta
+  BASE_FEE, HostError, contractCall, decodeEnvelope, errorEvent, failedOpResults, innerResult, invokeContract, invokeSuccess, isAuthorized,
+  outerResult, parseEnvelope, signedWeight, transactionMeta
 } from "./LoopbackXdr.ts"
-import type { LoopbackInnerResultCode, LoopbackResultCode, ParsedEnvelope } from "./LoopbackXdr.ts"
+import type { ContractCall, HostFrame, HostOutcome, LoopbackInnerResultCode, LoopbackResultCode, ParsedEnvelope } from "./LoopbackXdr.ts"
 import type { ContractHandler, LoopbackSendScript, LoopbackSendStatus, LoopbackTransaction, LoopbackTxStatus } from "./LoopbackTypes.ts"
 
 interface TxRecord extends LoopbackTransaction {
@@ -24,6 +25,7 @@ interface TxRecord extends LoopbackTransaction {
   resultXdr: string | undefined
   resultMetaXdr: string | undefined
   returnValue: xdr.ScVal | undefined
+  hostError: string | undefined
 }
 
 type Verdict =
@@ -43,18 +45,25 @@ const minFee = (p: ParsedEnvelope): bigint => p.resourceFee + BASE_FEE * opCount
 export class LoopbackLedger {
   readonly #passphrase: string
   readonly #intervalMs: number
-  readonly #contract: (contractId: string, fn: string) => ContractHandler | undefined
+  readonly #contract: (contractId: string) => ReadonlyMap<string, ContractHandler> | undefined
   readonly #startedAt = Date.now()
   #sequence = FIRST_LEDGER
+  #lag: number | null = null
   readonly #closeTimes = new Map<number, number>([[FIRST_LEDGER, this.#startedAt]])
   readonly #accounts = new Map<string, LoopbackAccount>()
+  readonly #versions = new Map<string, Array<{ ledger: number; account: LoopbackAccount | undefined }>>() // oldest first
+  readonly #nonces = new Set<string>() // `${address}/${nonce}` of applied address credentials
   readonly #records = new Map<string, TxRecord>()
   #pending: Array<TxRecord> = []
   readonly #scripts: Array<{ script: LoopbackSendScript; remaining: number; match: ((tx: ParsedEnvelope) => boolean) | undefined }> = []
   readonly #waiters = new Set<{ sequence: number; resolve: (n: number) => void; reject: (e: Error) => void }>()
   readonly #timer: NodeJS.Timeout | undefined
 
-  constructor(options: { passphrase: string; intervalMs: number; contract: (contractId: string, fn: string) => ContractHandler | undefined }) {
+  constructor(options: {
+    passphrase: string
+    intervalMs: number
+    contract: (contractId: string) => ReadonlyMap<string, ContractHandler> | undefined
+  }) {
     if (!(options.intervalMs >= 0)) throw new RangeError("ledgerIntervalMs must be >= 0")
     this.#passphrase = options.passphrase
     this.#intervalMs = options.intervalMs
@@ -78,7 +87,24 @@ export class LoopbackLedger {
   }
 
   get oldestLedger(): number {
-    return Math.max(1, this.#sequence - RETENTION_WINDOW + 1)
+    return Math.max(1, this.servedLedger - RETENTION_WINDOW + 1)
+  }
+
+  /** The ledger the RPC node answers as of: the latest, or the one it lags at. */
+  get servedLedger(): number {
+    return this.#lag ?? this.#sequence
+  }
+
+  get lagging(): number | null {
+    return this.#lag
+  }
+
+  /** Makes the RPC node answer as of `asOf` (between the first and the latest ledger) while the network goes on; null catches up. */
+  lag(asOf: number | null): void {
+    if (asOf !== null && !(Number.isInteger(asOf) && asOf >= FIRST_LEDGER && asOf <= this.#sequence)) {
+      throw new RangeError(`a lagging node serves a closed ledger: ${FIRST_LEDGER}..${this.#sequence}, not ${asOf}`)
+    }
+    this.#lag = asOf
   }
 
   /** Wall-clock ms at which `ledger` closed (the first ledger: at start), undefined if unknown. */
@@ -135,15 +161,46 @@ export class LoopbackLedger {
   // ---- accounts ----
 
   setAccount(spec: LoopbackAccountSpec): void {
-    this.#accounts.set(spec.id, accountFromSpec(spec, this.#accounts.get(spec.id), this.#sequence))
+    this.#write(spec.id, accountFromSpec(spec, this.#accounts.get(spec.id), this.#sequence), this.#sequence)
   }
 
   removeAccount(id: string): void {
-    this.#accounts.delete(id)
+    this.#write(id, undefined, this.#sequence)
   }
 
   account(id: string): LoopbackAccount | undefined {
     return this.#accounts.get(id)
+  }
+
+  /** The account as it was when `ledger` closed. */
+  accountAsOf(id: string, ledger: number): LoopbackAccount | undefined {
+    const versions = this.#versions.get(id) ?? []
+    for (let i = versions.length - 1; i >= 0; i--) {
+      const version = versions[i]!
+      if (version.ledger <= ledger) return version.account
+    }
+    return undefined
+  }
+
+  #write(id: string, account: LoopbackAccount | undefined, ledger: number): void {
+    if (account === undefined) this.#accounts.delete(id)
+    else this.#accounts.set(id, account)
+    const versions = this.#versions.get(id)
+    if (versions === undefined) this.#versions.set(id, [{ ledger, account }])
+    else versions.push({ ledger, account })
+  }
+
+  // ---- contract calls ----
+
+  /** Invokes a contract function on the state as of `frame.asOf` (see invokeContract). */
+  invoke(call: ContractCall, frame: HostFrame): HostOutcome {
+    const current = frame.asOf >= this.#sequence
+    return invokeContract({
+      passphrase: this.#passphrase,
+      contract: this.#contract,
+      account: (id) => (current ? this.#accounts.get(id) : this.accountAsOf(id, frame.asOf)),
+      nonceUsed: (address, nonce) => this.#nonces.has(`${address}/${nonce}`)
+    }, call, frame)
   }
 
   // ---- scripts and introspection ----
@@ -175,8 +232,9 @@ export class LoopbackLedger {
   send(envelopeXdr: string): Record<string, unknown> | undefined {
     const envelope = decodeEnvelope(envelopeXdr)
     if (envelope === undefined) return undefined
+    const served = this.servedLedger
     const answer = (hash: string, status: LoopbackSendStatus, result?: xdr.TransactionResult) => ({
-      status, hash, latestLedger: this.#sequence, latestLedgerCloseTime: String(this.closeTimeSeconds(this.#sequence)),
+      status, hash, latestLedger: served, latestLedgerCloseTime: String(this.closeTimeSeconds(served)),
       ...(result === undefined ? {} : { errorResultXdr: result.toXdr("base64") })
     })
     let parsed: ParsedEnvelope
@@ -226,9 +284,9 @@ export class LoopbackLedger {
     return respond("PENDING")
   }
 
-  /** The raw getTransaction result for a 64-hex-digit hash. */
+  /** The raw getTransaction result for a 64-hex-digit hash, as of the served ledger. */
   get(hash: string): Record<string, unknown> {
-    const latest = this.#sequence
+    const latest = this.servedLedger
     const oldest = this.oldestLedger
     const common = {
       txHash: hash,
@@ -237,7 +295,7 @@ export class LoopbackLedger {
       events: {}
     }
     const r = this.#records.get(hash.toLowerCase())
-    if (r === undefined || r.ledger === undefined || (r.status !== "SUCCESS" && r.status !== "FAILED")) {
+    if (r === undefined || r.ledger === undefined || r.ledger > latest || (r.status !== "SUCCESS" && r.status !== "FAILED")) {
       return { status: "NOT_FOUND", ...common, applicationOrder: 0, feeBump: false, ledger: 0, createdAt: "0" }
     }
     return {
@@ -257,7 +315,7 @@ export class LoopbackLedger {
         innerHash: Buffer.from(parsed.innerHash).toString("hex"), source: parsed.source, feeSource: parsed.feeSource,
         fee: parsed.fee, sends: [], status: "NOT_ACCEPTED", acceptedAt: undefined, ledger: undefined,
         applicationOrder: undefined, resultXdr: undefined, resultMetaXdr: undefined, returnValue: undefined,
-        parsed, fate: "apply"
+        hostError: undefined, parsed, fate: "apply"
       }
       this.#records.set(parsed.hash, record)
     }
@@ -335,9 +393,10 @@ export class LoopbackLedger {
 
   #apply(record: TxRecord, ledger: number, order: number, closeTime: number): void {
     const p = record.parsed
+    record.hostError = undefined
     const update = (id: string, patch: Partial<Pick<LoopbackAccount, "sequence" | "balance">>) => {
       const account = this.#accounts.get(id)
-      if (account !== undefined) this.#accounts.set(id, { ...account, ...patch, lastModifiedLedger: ledger })
+      if (account !== undefined) this.#write(id, { ...account, ...patch, lastModifiedLedger: ledger }, ledger)
     }
     const finish = (result: xdr.TransactionResult, success: boolean, returnValue: xdr.ScVal | null) => {
       record.status = success ? "SUCCESS" : "FAILED"
@@ -365,15 +424,23 @@ export class LoopbackLedger {
 
     const results: Array<xdr.OperationResult> = []
     let returnValue: xdr.ScVal | null = null
+    const trapped = () => fail("txFailed", failedOpResults(p.inner).map((r, i) => results[i] ?? r))
     for (const op of p.inner.operations) { // only invokeHostFunction operations are executed
-      if (op.type !== "invokeHostFunction") return fail("txFailed", failedOpResults(p.inner).map((r, i) => results[i] ?? r))
+      if (op.type !== "invokeHostFunction") return trapped()
       const call = contractCall(op)
-      const handler = call === undefined ? undefined : this.#contract(call.contractId, call.fn)
-      try {
-        returnValue = handler === undefined || call === undefined ? xdr.ScVal.scvVoid() : handler(call.args, { source: op.source ?? p.inner.source, phase: "apply" })
-      } catch {
-        return fail("txFailed", failedOpResults(p.inner).map((r, i) => results[i] ?? r))
+      if (call === undefined) {
+        const error = "Error(Context, InternalError)"
+        record.hostError = new HostError(error, [errorEvent(undefined, error, `${op.func.type} is not emulated by the loopback RPC`)]).text
+        return trapped()
       }
+      const source = op.source === undefined ? p.source : extractBaseAddress(op.source)
+      const outcome = this.invoke(call, { phase: "apply", source, auth: op.auth ?? [], ledger, asOf: ledger })
+      if (!outcome.ok) {
+        record.hostError = outcome.error.text
+        return trapped()
+      }
+      for (const [address, nonce] of outcome.nonces) this.#nonces.add(`${address}/${nonce}`)
+      returnValue = outcome.value
       results.push(invokeSuccess(returnValue))
     }
     finish(innerResult(p, "txSuccess", charged, { ops: results, innerFeeCharged }), true, returnValue)

@@ -1,21 +1,43 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Account, Address, Contract, Keypair, Networks, SorobanDataBuilder, TransactionBuilder, rpc, xdr } from "@stellar/stellar-sdk"
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
+import {
+  Account, Address, Contract, Keypair, Networks, Operation, SorobanDataBuilder, TransactionBuilder, authorizeEntry, rpc, xdr
+} from "@stellar/stellar-sdk"
 import type { FeeBumpTransaction, Transaction } from "@stellar/stellar-sdk"
+import { structVal, transferData, transferPayload } from "./ConfidentialData.ts"
 import { LoopbackRpc, exactFeeBump, innermostResultCode } from "./LoopbackRpc.ts"
 
 const source = Keypair.random().publicKey()
 const cosigner = Keypair.random().publicKey()
 const registered = Keypair.random().publicKey()
 const unregistered = Keypair.random().publicKey()
-const registryId = Address.contract(Uint8Array.from({ length: 32 }, (_, i) => 255 - i)).toString()
-const viewingKey = Uint8Array.from({ length: 32 }, (_, i) => i + 1)
+const TOKEN = Address.contract(Uint8Array.from({ length: 32 }, (_, i) => 255 - i)).toString()
+const NOWHERE = Address.contract(Uint8Array.from({ length: 32 }, (_, i) => 3 * i)).toString()
+const viewingKey = Uint8Array.from({ length: 64 }, (_, i) => i + 1)
+const spendingKey = Uint8Array.from({ length: 64 }, (_, i) => 200 - i)
+const IDENTITY = new Uint8Array(64)
 
-function buildCall(fn: string, address: string) {
+function buildCall(fn: string, ...args: Array<xdr.ScVal>) {
+  return buildCallOn(TOKEN, fn, ...args)
+}
+
+function buildCallOn(contract: string, fn: string, ...args: Array<xdr.ScVal>) {
   return new TransactionBuilder(new Account(source, "1"), { fee: "100", networkPassphrase: Networks.TESTNET })
-    .addOperation(new Contract(registryId).call(fn, Address.fromString(address).toScVal()))
+    .addOperation(new Contract(contract).call(fn, ...args))
     .setTimeout(30)
     .build()
 }
+
+const addr = (address: string) => Address.fromString(address).toScVal()
+
+async function simulationError(server: rpc.Server, tx: Transaction): Promise<string> {
+  const sim = await server.simulateTransaction(tx)
+  if (!rpc.Api.isSimulationError(sim)) throw new Error("expected a failed simulation")
+  return sim.error
+}
+
+/** The host's event log of a failed top-level call, newest first, as stellar-rpc returns it. */
+const eventLog = (error: string, events: ReadonlyArray<string>) =>
+  `HostError: ${error}\n\nEvent log (newest first):\n${events.map((e, i) => `   ${i}: ${e}\n`).join("")}`
 
 describe("LoopbackRpc", () => {
   let loopback: LoopbackRpc
@@ -30,7 +52,8 @@ describe("LoopbackRpc", () => {
       thresholds: { master: 1, low: 1, medium: 2, high: 2 },
       signers: [{ key: cosigner, weight: 1 }]
     })
-    loopback.register(registryId, registered, viewingKey)
+    loopback.registerConfidential(TOKEN, registered, { viewingPublicKey: viewingKey, spendingPublicKey: spendingKey, auditorId: 7 })
+    loopback.registerConfidential(TOKEN, source)
   })
 
   afterAll(async () => {
@@ -76,21 +99,104 @@ describe("LoopbackRpc", () => {
     await expect(server.getAccount(missing)).rejects.toThrow(/Account not found/)
   })
 
-  it("simulates the registry's public_key for registered and unregistered addresses", async () => {
-    const hit = await server.simulateTransaction(buildCall("public_key", registered))
-    if (!rpc.Api.isSimulationSuccess(hit)) throw new Error("expected a successful simulation")
-    expect(hit.result?.retval.equals(xdr.ScVal.scvBytes(viewingKey))).toBe(true)
-    expect(hit.minResourceFee).toBe("100")
-
-    const miss = await server.simulateTransaction(buildCall("public_key", unregistered))
-    if (!rpc.Api.isSimulationSuccess(miss)) throw new Error("expected a successful simulation")
-    expect(miss.result?.retval.type).toBe("scvVoid")
+  it("simulates confidential_balance of a registered account: the ConfidentialAccount struct", async () => {
+    const sim = await server.simulateTransaction(buildCall("confidential_balance", addr(registered)))
+    if (!rpc.Api.isSimulationSuccess(sim)) throw new Error("expected a successful simulation")
+    const retval = sim.result?.retval
+    expect(retval?.equals(structVal({
+      auditor_id: xdr.ScVal.scvU32(7),
+      receiving_commitment: xdr.ScVal.scvBytes(IDENTITY),
+      spendable_commitment: xdr.ScVal.scvBytes(IDENTITY),
+      spending_public_key: xdr.ScVal.scvBytes(spendingKey),
+      viewing_public_key: xdr.ScVal.scvBytes(viewingKey)
+    }))).toBe(true)
+    if (retval?.type !== "scvMap") throw new Error("expected a map")
+    expect(retval.map?.map((e) => e.key.type === "scvSymbol" && e.key.sym.toString())).toEqual([
+      "auditor_id", "receiving_commitment", "spendable_commitment", "spending_public_key", "viewing_public_key"
+    ])
+    expect(sim.result?.auth).toEqual([])
+    expect(sim.minResourceFee).toBe("100")
+    expect(loopback.confidentialAccount(TOKEN, registered)?.viewingPublicKey).toEqual(viewingKey)
   })
 
-  it("fails the simulation of an unknown function", async () => {
-    const sim = await server.simulateTransaction(buildCall("no_such_fn", registered))
-    expect(rpc.Api.isSimulationError(sim)).toBe(true)
-    if (rpc.Api.isSimulationError(sim)) expect(sim.error).toMatch(/^HostError/)
+  it("answers AccountNotRegistered (#3501) for an unregistered account, with the host's event log", async () => {
+    expect(await simulationError(server, buildCall("confidential_balance", addr(unregistered)))).toBe(eventLog("Error(Contract, #3501)", [
+      `[Diagnostic Event] contract:${TOKEN}, topics:[error, Error(Contract, #3501)], data:"escalating error to VM trap from failed host function call: fail_with_error"`,
+      `[Diagnostic Event] contract:${TOKEN}, topics:[error, Error(Contract, #3501)], data:["failing with contract error", 3501]`,
+      `[Diagnostic Event] topics:[fn_call, ${TOKEN}, confidential_balance], data:${unregistered}`
+    ]))
+    loopback.registerConfidential(TOKEN, unregistered)
+    expect(rpc.Api.isSimulationSuccess(await server.simulateTransaction(buildCall("confidential_balance", addr(unregistered))))).toBe(true)
+    loopback.unregisterConfidential(TOKEN, unregistered)
+    expect(await simulationError(server, buildCall("confidential_balance", addr(unregistered)))).toMatch(/^HostError: Error\(Contract, #3501\)\n/)
+    expect(loopback.confidentialAccount(TOKEN, unregistered)).toBeUndefined()
+  })
+
+  it("fails a function the real contract does not have, and a contract that is not there, as the host does", async () => {
+    expect(await simulationError(server, buildCall("public_key", addr(registered)))).toBe(eventLog("Error(WasmVm, MissingValue)", [
+      `[Diagnostic Event] contract:${TOKEN}, topics:[error, Error(WasmVm, MissingValue)], data:["trying to invoke non-existent contract function", public_key]`,
+      `[Diagnostic Event] topics:[fn_call, ${TOKEN}, public_key], data:${registered}`
+    ]))
+    expect(await simulationError(server, buildCallOn(NOWHERE, "confidential_balance", addr(registered)))).toBe(
+      eventLog("Error(Storage, MissingValue)", [
+        `[Diagnostic Event] topics:[error, Error(Storage, MissingValue)], data:"trying to get non-existing value for contract instance"`,
+        `[Diagnostic Event] topics:[fn_call, ${NOWHERE}, confidential_balance], data:${registered}`
+      ])
+    )
+  })
+
+  it("fails a call with the wrong arguments as the contract's Wasm does", async () => {
+    expect(await simulationError(server, buildCall("confidential_balance", addr(registered), addr(registered)))).toBe(
+      eventLog("Error(WasmVm, UnexpectedSize)", [
+        `[Diagnostic Event] contract:${TOKEN}, topics:[error, Error(WasmVm, UnexpectedSize)], data:["VM call failed: Func(MismatchingParameterLen)", confidential_balance]`,
+        `[Diagnostic Event] topics:[fn_call, ${TOKEN}, confidential_balance], data:[${registered}, ${registered}]`
+      ])
+    )
+    expect(await simulationError(server, buildCall("confidential_transfer", addr(source), addr(registered), xdr.ScVal.scvU32(5)))).toBe(
+      eventLog("Error(WasmVm, InvalidAction)", [
+        `[Diagnostic Event] contract:${TOKEN}, topics:[error, Error(WasmVm, InvalidAction)], data:["VM call trapped: UnreachableCodeReached", confidential_transfer]`,
+        `[Diagnostic Event] topics:[fn_call, ${TOKEN}, confidential_transfer], data:[${source}, ${registered}, 5]`
+      ])
+    )
+  })
+
+  it("fails loudly the trait functions it does not emulate", async () => {
+    for (const [fn, args] of [
+      ["deposit", [addr(source), addr(registered), xdr.ScVal.scvI128(new xdr.Int128Parts({ hi: 0n, lo: 1n }))]],
+      ["merge", [addr(source)]],
+      ["is_spender", [addr(source), addr(registered)]]
+    ] as const) {
+      const error = await simulationError(server, buildCall(fn, ...args))
+      expect(error).toMatch(/^HostError: Error\(Context, InternalError\)\n/)
+      expect(error).toContain(`data:["ConfidentialToken::${fn} is not emulated by the loopback RPC", ${fn}]`)
+    }
+    expect(await simulationError(server, buildCall("withdraw"))).toMatch(/^HostError: Error\(WasmVm, UnexpectedSize\)\n/)
+  })
+
+  it("records confidential_transfer's require_auth in simulation: source-account credentials for the source, else address credentials", async () => {
+    const data = xdr.ScVal.scvBytes(transferData(100))
+    const mine = await server.simulateTransaction(buildCall("confidential_transfer", addr(source), addr(registered), data))
+    if (!rpc.Api.isSimulationSuccess(mine)) throw new Error(`expected a successful simulation: ${JSON.stringify(mine)}`)
+    expect(mine.result?.retval.type).toBe("scvVoid")
+    const [own, ...more] = mine.result?.auth ?? []
+    expect(more).toEqual([])
+    expect(own?.credentials.type).toBe("sorobanCredentialsSourceAccount")
+    const fn = own?.rootInvocation.function
+    if (fn?.type !== "sorobanAuthorizedFunctionTypeContractFn") throw new Error("expected a contract function")
+    expect(Address.fromScAddress(fn.contractFn.contractAddress).toString()).toBe(TOKEN)
+    expect(fn.contractFn.functionName.toString()).toBe("confidential_transfer")
+    expect(fn.contractFn.args[2]?.equals(data)).toBe(true)
+    expect(own?.rootInvocation.subInvocations).toEqual([])
+
+    const theirs = await server.simulateTransaction(buildCall("confidential_transfer", addr(registered), addr(source), data))
+    if (!rpc.Api.isSimulationSuccess(theirs)) throw new Error("expected a successful simulation")
+    const credentials = theirs.result?.auth[0]?.credentials
+    if (credentials?.type !== "sorobanCredentialsAddress") throw new Error(`expected address credentials, got ${credentials?.type}`)
+    expect(Address.fromScAddress(credentials.address.address).toString()).toBe(registered)
+    expect(credentials.address.signature.type).toBe("scvVoid")
+    expect(credentials.address.signatureExpirationLedger).toBe(0)
+    // a simulation changes nothing
+    expect(loopback.confidentialAccount(TOKEN, source)?.spendableCommitment).toEqual(IDENTITY)
   })
 
   it("answers unknown methods with -32601", async () => {
@@ -157,6 +263,16 @@ function feeBump(inner: Transaction, sponsor: Keypair, fee = 2n * BigInt(inner.f
   return tx
 }
 
+/** The invokeHostFunction result code of a failed transaction's (inner) first operation. */
+function trappedOp(result: xdr.TransactionResult): string {
+  const r = result.result
+  const inner = r.type === "txFeeBumpInnerFailed" ? r.innerResultPair.result.result : r
+  if (inner.type !== "txFailed") throw new Error(`expected txFailed, got ${inner.type}`)
+  const op = inner.results[0]
+  if (op?.type !== "opInner" || op.tr.type !== "invokeHostFunction") throw new Error("expected an invokeHostFunction result")
+  return op.tr.invokeHostFunctionResult.type
+}
+
 async function landed(server: rpc.Server, hash: string, timeoutMs = 3000) {
   const deadline = Date.now() + timeoutMs
   for (;;) {
@@ -179,6 +295,7 @@ describe("LoopbackRpc ledger", () => {
   beforeAll(async () => {
     loopback = await LoopbackRpc.start({ ledgerIntervalMs: 20 })
     server = new rpc.Server(loopback.url, { allowHttp: true })
+    loopback.setContractFunction(transferId, "confidential_transfer", () => xdr.ScVal.scvVoid())
   })
 
   afterAll(async () => {
@@ -367,7 +484,7 @@ describe("LoopbackRpc ledger", () => {
 
   it("calls a registered contract handler with the arguments when applying", async () => {
     const contract = Address.contract(Uint8Array.from({ length: 32 }, (_, i) => 100 + i)).toString()
-    const seen: Array<{ args: ReadonlyArray<xdr.ScVal>; source: string; phase: string }> = []
+    const seen: Array<{ args: ReadonlyArray<xdr.ScVal>; source: string; phase: string; contractId: string; fn: string; ledger: number }> = []
     loopback.setContractFunction(contract, "confidential_transfer", (args, ctx) => {
       seen.push({ args, ...ctx })
       return xdr.ScVal.scvU32(7)
@@ -381,6 +498,9 @@ describe("LoopbackRpc ledger", () => {
     expect(seen).toHaveLength(1)
     expect(seen[0]?.phase).toBe("apply")
     expect(seen[0]?.source).toBe(user.publicKey())
+    expect(seen[0]?.contractId).toBe(contract)
+    expect(seen[0]?.fn).toBe("confidential_transfer")
+    expect(seen[0]?.ledger).toBe(res.ledger)
     expect(seen[0]?.args[0]?.equals(xdr.ScVal.scvU32(42))).toBe(true)
     expect(Address.fromScVal(seen[0]?.args[1] ?? xdr.ScVal.scvVoid()).toString()).toBe(user.publicKey())
   })
@@ -391,6 +511,23 @@ describe("LoopbackRpc ledger", () => {
     const bump = feeBump(innerTx(fresh(), 100n, { contract }), fresh())
     await server.sendTransaction(bump)
     expect((await landed(server, hex(bump))).status).toBe("FAILED")
+    expect(loopback.transaction(hex(bump))?.hostError).toMatch(/^HostError: Error\(Contract, #3\)\n/)
+  })
+
+  it("fails at apply a call to a contract that is not there or a function it does not have", async () => {
+    const contract = Address.contract(Uint8Array.from({ length: 32 }, (_, i) => 90 + i)).toString()
+    const missing = feeBump(innerTx(fresh(), 100n, { contract }), fresh())
+    await server.sendTransaction(missing)
+    expect((await landed(server, hex(missing))).status).toBe("FAILED")
+    expect(loopback.transaction(hex(missing))?.hostError).toMatch(/^HostError: Error\(Storage, MissingValue\)\n/)
+
+    loopback.setContractFunction(contract, "balance", () => xdr.ScVal.scvU32(0))
+    const unknown = feeBump(innerTx(fresh(), 100n, { contract }), fresh())
+    await server.sendTransaction(unknown)
+    const res = await landed(server, hex(unknown))
+    if (res.status !== rpc.Api.GetTransactionStatus.FAILED) throw new Error(`expected FAILED, got ${res.status}`)
+    expect(trappedOp(res.resultXdr)).toBe("invokeHostFunctionTrapped")
+    expect(loopback.transaction(hex(unknown))?.hostError).toContain(`"trying to invoke non-existent contract function", confidential_transfer]`)
   })
 })
 
@@ -401,6 +538,7 @@ describe("LoopbackRpc ledger, closed by hand (ledgerIntervalMs: 0)", () => {
   beforeAll(async () => {
     loopback = await LoopbackRpc.start({ ledgerIntervalMs: 0 })
     server = new rpc.Server(loopback.url, { allowHttp: true })
+    loopback.setContractFunction(transferId, "confidential_transfer", () => xdr.ScVal.scvVoid())
   })
 
   afterAll(async () => {
@@ -474,5 +612,311 @@ describe("LoopbackRpc ledger, closed by hand (ledgerIntervalMs: 0)", () => {
     expect(typeof missing.result?.oldestLedgerCloseTime).toBe("string")
     expect((await post("getTransaction", { hash: "ab" })).error?.code).toBe(-32602)
     expect((await post("sendTransaction", { transaction: "not xdr" })).error).toEqual({ code: -32602, message: "invalid_xdr" })
+  })
+})
+
+// ---- the confidential token at ledger close, and a lagging node ----
+
+/** A `confidential_transfer(from, to, data)` transaction sourced by `signer`, unsigned and without auth entries. */
+async function transferCall(server: rpc.Server, signer: Keypair, from: string, to: string, data: Uint8Array, contract = TOKEN) {
+  return new TransactionBuilder(await server.getAccount(signer.publicKey()), { fee: "1000", networkPassphrase: Networks.TESTNET })
+    .addOperation(new Contract(contract).call("confidential_transfer", addr(from), addr(to), xdr.ScVal.scvBytes(data)))
+    .setTimeout(60)
+    .build()
+}
+
+/** The same call, authorized for its source account by an entry built by hand (no simulation). */
+async function sourceAuthorized(server: rpc.Server, signer: Keypair, to: string, data: Uint8Array) {
+  const call = await transferCall(server, signer, signer.publicKey(), to, data)
+  const op = call.operations[0]
+  if (op?.type !== "invokeHostFunction" || op.func.type !== "hostFunctionTypeInvokeContract") throw new Error("expected a contract call")
+  const auth = new xdr.SorobanAuthorizationEntry({
+    credentials: xdr.SorobanCredentials.sorobanCredentialsSourceAccount(),
+    rootInvocation: new xdr.SorobanAuthorizedInvocation({
+      function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeContractFn(op.func.invokeContract),
+      subInvocations: []
+    })
+  })
+  const tx = new TransactionBuilder(await server.getAccount(signer.publicKey()), { fee: "1000", networkPassphrase: Networks.TESTNET })
+    .addOperation(Operation.invokeHostFunction({ func: op.func, auth: [auth] }))
+    .setTimeout(60)
+    .build()
+  tx.sign(signer)
+  return tx
+}
+
+/** A field of a contracttype struct's ScMap. */
+function field(v: xdr.ScVal, name: string): xdr.ScVal {
+  if (v.type !== "scvMap") throw new Error(`expected a map, got ${v.type}`)
+  const entry = v.map?.find((e) => e.key.type === "scvSymbol" && e.key.sym.toString() === name)
+  if (entry === undefined) throw new Error(`no field ${name}`)
+  return entry.val
+}
+
+const bytes = (v: xdr.ScVal): Uint8Array => {
+  if (v.type !== "scvBytes") throw new Error(`expected bytes, got ${v.type}`)
+  return v.bytes.toBytes()
+}
+
+describe("LoopbackRpc confidential token at ledger close", () => {
+  let loopback: LoopbackRpc
+  let server: rpc.Server
+  const member = () => {
+    const kp = Keypair.random()
+    loopback.setAccount({ id: kp.publicKey() })
+    loopback.registerConfidential(TOKEN, kp.publicKey())
+    return kp
+  }
+  const apply = async (tx: Transaction) => {
+    const sent = await server.sendTransaction(tx)
+    expect(sent.status).toBe("PENDING")
+    loopback.advanceLedger()
+    const res = await server.getTransaction(sent.hash)
+    if (res.status === rpc.Api.GetTransactionStatus.NOT_FOUND) throw new Error("expected the transaction to have applied")
+    return { res, record: loopback.transaction(sent.hash) }
+  }
+
+  beforeAll(async () => {
+    loopback = await LoopbackRpc.start({ ledgerIntervalMs: 0 })
+    server = new rpc.Server(loopback.url, { allowHttp: true })
+    loopback.deployConfidentialToken(TOKEN)
+  })
+
+  afterAll(async () => {
+    await loopback.close()
+  })
+
+  it("applies a realistic ~16 KB transfer authorized through simulation: the sender's spendable and the recipient's receiving commitments move", async () => {
+    const sender = member()
+    const recipient = member()
+    const data = transferData()
+    const tx = await server.prepareTransaction(await transferCall(server, sender, sender.publicKey(), recipient.publicKey(), data))
+    tx.sign(sender)
+    expect(tx.toEnvelope().toXdr().length).toBeGreaterThan(15_000)
+    const { res } = await apply(tx)
+    if (res.status !== rpc.Api.GetTransactionStatus.SUCCESS) throw new Error(`expected SUCCESS, got ${res.status}: ${loopback.transaction(res.txHash)?.hostError}`)
+    expect(res.returnValue?.type).toBe("scvVoid")
+    const payload = field(xdr.ScVal.fromXdr(data), "payload")
+    expect(loopback.confidentialAccount(TOKEN, sender.publicKey())?.spendableCommitment).toEqual(bytes(field(payload, "c_spend_new")))
+    expect(loopback.confidentialAccount(TOKEN, sender.publicKey())?.receivingCommitment).toEqual(IDENTITY)
+    expect(loopback.confidentialAccount(TOKEN, recipient.publicKey())?.receivingCommitment).toEqual(bytes(field(payload, "c_tx")))
+
+    // a second transfer to the same recipient folds into a non-identity commitment: it changes again
+    const before = loopback.confidentialAccount(TOKEN, recipient.publicKey())?.receivingCommitment
+    const again = await server.prepareTransaction(await transferCall(server, sender, sender.publicKey(), recipient.publicKey(), transferData(64)))
+    again.sign(sender)
+    expect((await apply(again)).res.status).toBe(rpc.Api.GetTransactionStatus.SUCCESS)
+    const after = loopback.confidentialAccount(TOKEN, recipient.publicKey())?.receivingCommitment
+    expect(after).toHaveLength(64)
+    expect(after).not.toEqual(before)
+  })
+
+  it("fails a transfer with no authorization entry: FAILED, Unauthorized function call, nothing moves", async () => {
+    const sender = member()
+    const recipient = member()
+    const tx = await transferCall(server, sender, sender.publicKey(), recipient.publicKey(), transferData(64))
+    tx.sign(sender)
+    const { res, record } = await apply(tx)
+    if (res.status !== rpc.Api.GetTransactionStatus.FAILED) throw new Error(`expected FAILED, got ${res.status}`)
+    expect(trappedOp(res.resultXdr)).toBe("invokeHostFunctionTrapped")
+    expect(record?.hostError).toMatch(/^HostError: Error\(Auth, InvalidAction\)\n/)
+    expect(record?.hostError).toContain(`data:["Unauthorized function call for address", ${sender.publicKey()}]`)
+    expect(record?.hostError).toContain(`data:"escalating error to VM trap from failed host function call: require_auth"`)
+    expect(loopback.confidentialAccount(TOKEN, sender.publicKey())?.spendableCommitment).toEqual(IDENTITY)
+    expect(loopback.account(sender.publicKey())?.sequence).toBe((1n << 32n) + 1n) // the sequence and fee are spent
+  })
+
+  it("accepts address credentials signed by `from` in a transaction another account sends, once per nonce", async () => {
+    const owner = member()
+    const relayer = member()
+    const recipient = member()
+    const call = await transferCall(server, relayer, owner.publicKey(), recipient.publicKey(), transferData(64))
+    const sim = await server.simulateTransaction(call)
+    if (!rpc.Api.isSimulationSuccess(sim)) throw new Error("expected a successful simulation")
+    const [entry] = sim.result?.auth ?? []
+    if (entry === undefined) throw new Error("expected an auth entry")
+    const op = call.operations[0]
+    if (op?.type !== "invokeHostFunction") throw new Error("expected invokeHostFunction")
+    const send = async (auth: Array<xdr.SorobanAuthorizationEntry>) => {
+      const tx = new TransactionBuilder(await server.getAccount(relayer.publicKey()), {
+        fee: "1000", networkPassphrase: Networks.TESTNET, sorobanData: sim.transactionData.build()
+      })
+        .addOperation(Operation.invokeHostFunction({ func: op.func, auth }))
+        .setTimeout(60)
+        .build()
+      tx.sign(relayer)
+      return apply(tx)
+    }
+
+    const unsigned = await send([entry])
+    expect(unsigned.res.status).toBe(rpc.Api.GetTransactionStatus.FAILED)
+    expect(unsigned.record?.hostError).toContain(`data:["failed account authentication with error", ${owner.publicKey()}, Error(Value, UnexpectedType)]`)
+
+    const byStranger = await authorizeEntry(entry, Keypair.random(), loopback.latestLedger + 10, Networks.TESTNET, owner.publicKey())
+    const stranger = await send([byStranger])
+    expect(stranger.res.status).toBe(rpc.Api.GetTransactionStatus.FAILED)
+    expect(stranger.record?.hostError).toContain(`data:["signer does not belong to account", Bytes(`)
+
+    const signed = await authorizeEntry(entry, owner, loopback.latestLedger + 10, Networks.TESTNET)
+    const ok = await send([signed])
+    expect(ok.res.status).toBe(rpc.Api.GetTransactionStatus.SUCCESS)
+    expect(loopback.confidentialAccount(TOKEN, owner.publicKey())?.spendableCommitment).not.toEqual(IDENTITY)
+
+    const replay = await send([signed])
+    expect(replay.res.status).toBe(rpc.Api.GetTransactionStatus.FAILED)
+    expect(replay.record?.hostError).toMatch(/^HostError: Error\(Auth, ExistingValue\)\n/)
+
+    const expired = await authorizeEntry(entry, owner, loopback.latestLedger, Networks.TESTNET)
+    const late = await send([expired])
+    expect(late.res.status).toBe(rpc.Api.GetTransactionStatus.FAILED)
+    expect(late.record?.hostError).toMatch(/^HostError: Error\(Auth, InvalidInput\)\n/)
+    expect(late.record?.hostError).toContain(`data:["signature has expired", ${owner.publicKey()}, `)
+  })
+
+  it("fails a transfer to an unregistered recipient: FAILED with AccountNotRegistered (#3501), nothing moves", async () => {
+    const sender = member()
+    const stranger = Keypair.random().publicKey()
+    const tx = await sourceAuthorized(server, sender, stranger, transferData(64))
+    const { res, record } = await apply(tx)
+    if (res.status !== rpc.Api.GetTransactionStatus.FAILED) throw new Error(`expected FAILED, got ${res.status}`)
+    expect(trappedOp(res.resultXdr)).toBe("invokeHostFunctionTrapped")
+    expect(record?.hostError).toMatch(/^HostError: Error\(Contract, #3501\)\n\nEvent log \(newest first\):\n/)
+    expect(loopback.confidentialAccount(TOKEN, sender.publicKey())?.spendableCommitment).toEqual(IDENTITY)
+    expect(loopback.confidentialAccount(TOKEN, stranger)).toBeUndefined()
+
+    // in simulation, through the stock client
+    const sim = await server.simulateTransaction(await transferCall(server, sender, sender.publicKey(), stranger, transferData(64)))
+    expect(rpc.Api.isSimulationError(sim) && sim.error.startsWith("HostError: Error(Contract, #3501)\n")).toBe(true)
+  })
+
+  it("fails data that is not a TransferData: InvalidData (#3507); bytes that are no ScVal fail in the host's deserialization", async () => {
+    const sender = member()
+    const recipient = member()
+    const shortPoint = structVal({
+      payload: structVal({ ...Object.fromEntries(transferPayloadFields()), c_tx: xdr.ScVal.scvBytes(new Uint8Array(63)) }),
+      proof: xdr.ScVal.scvBytes(new Uint8Array(100))
+    }).toXDR()
+    for (const data of [shortPoint, structVal({ payload: xdr.ScVal.scvU32(1), proof: xdr.ScVal.scvBytes(new Uint8Array(1)) }).toXDR()]) {
+      const { res, record } = await apply(await sourceAuthorized(server, sender, recipient.publicKey(), data))
+      expect(res.status).toBe(rpc.Api.GetTransactionStatus.FAILED)
+      expect(record?.hostError).toMatch(/^HostError: Error\(Contract, #3507\)\n/)
+      expect(record?.hostError).toContain(`data:["failing with contract error", 3507]`)
+    }
+    const junk = Uint8Array.from([0xff, 0xff, 0xff, 0xff, 1, 2, 3])
+    const { res, record } = await apply(await sourceAuthorized(server, sender, recipient.publicKey(), junk))
+    expect(res.status).toBe(rpc.Api.GetTransactionStatus.FAILED)
+    expect(record?.hostError).toMatch(/^HostError: Error\(Value, InvalidInput\)\n/)
+    expect(record?.hostError).toContain(`"escalating error to VM trap from failed host function call: deserialize_from_bytes"`)
+    expect(loopback.confidentialAccount(TOKEN, sender.publicKey())?.spendableCommitment).toEqual(IDENTITY)
+
+    const sim = await server.simulateTransaction(await transferCall(server, sender, sender.publicKey(), recipient.publicKey(), shortPoint))
+    if (!rpc.Api.isSimulationError(sim)) throw new Error("expected a failed simulation")
+    expect(sim.error).toMatch(/^HostError: Error\(Contract, #3507\)\n/)
+  })
+
+  it("applies a call to public_key, which the real contract does not have, as FAILED", async () => {
+    const caller = member()
+    const tx = new TransactionBuilder(await server.getAccount(caller.publicKey()), { fee: "1000", networkPassphrase: Networks.TESTNET })
+      .addOperation(new Contract(TOKEN).call("public_key", addr(caller.publicKey())))
+      .setTimeout(60)
+      .build()
+    tx.sign(caller)
+    const { res, record } = await apply(tx)
+    if (res.status !== rpc.Api.GetTransactionStatus.FAILED) throw new Error(`expected FAILED, got ${res.status}`)
+    expect(trappedOp(res.resultXdr)).toBe("invokeHostFunctionTrapped")
+    expect(record?.hostError).toBe(eventLog("Error(WasmVm, MissingValue)", [
+      `[Diagnostic Event] contract:${TOKEN}, topics:[error, Error(WasmVm, MissingValue)], data:["trying to invoke non-existent contract function", public_key]`,
+      `[Diagnostic Event] topics:[fn_call, ${TOKEN}, public_key], data:${caller.publicKey()}`
+    ]))
+  })
+})
+
+/** The fields of a well-formed TransferPayload, as [name, value] pairs. */
+function transferPayloadFields(): Array<[string, xdr.ScVal]> {
+  const payload = transferPayload()
+  if (payload.type !== "scvMap") throw new Error("expected a map")
+  return (payload.map ?? []).map((e) => [e.key.type === "scvSymbol" ? e.key.sym.toString() : "", e.val])
+}
+
+describe("LoopbackRpc lagging behind the network", () => {
+  let loopback: LoopbackRpc
+  let server: rpc.Server
+
+  beforeAll(async () => {
+    loopback = await LoopbackRpc.start({ ledgerIntervalMs: 0 })
+    server = new rpc.Server(loopback.url, { allowHttp: true })
+  })
+
+  afterEach(() => {
+    vi.useRealTimers()
+    loopback.lag(null)
+  })
+
+  afterAll(async () => {
+    await loopback.close()
+  })
+
+  it("answers as of the old ledger while the network closes ledgers and applies what it was sent", async () => {
+    const sender = Keypair.random()
+    const recipient = Keypair.random().publicKey()
+    loopback.setAccount({ id: sender.publicKey(), sequence: 10n })
+    loopback.registerConfidential(TOKEN, sender.publicKey())
+    loopback.registerConfidential(TOKEN, recipient)
+    loopback.advanceLedger()
+    const asOf = loopback.latestLedger
+    loopback.lag(asOf)
+    expect(loopback.lagging).toBe(asOf)
+    expect(loopback.advanceLedger(3)).toBe(asOf + 3)
+
+    expect((await server.getLatestLedger()).sequence).toBe(asOf)
+    expect((await server.getHealth()).latestLedger).toBe(asOf)
+    const tx = await server.prepareTransaction(await transferCall(server, sender, sender.publicKey(), recipient, transferData(64)))
+    tx.sign(sender)
+    const sent = await server.sendTransaction(tx)
+    expect(sent.status).toBe("PENDING")
+    expect(sent.latestLedger).toBe(asOf)
+    expect(loopback.advanceLedger()).toBe(asOf + 4)
+    expect(loopback.transaction(sent.hash)?.status).toBe("SUCCESS") // the network applied it
+
+    const behind = await server.getTransaction(sent.hash)
+    expect(behind.status).toBe(rpc.Api.GetTransactionStatus.NOT_FOUND)
+    expect(behind.latestLedger).toBe(asOf)
+    expect((await server.getAccount(sender.publicKey())).sequenceNumber()).toBe("10") // the state of that ledger too
+    expect(loopback.account(sender.publicKey())?.sequence).toBe(11n)
+    const stale = await server.simulateTransaction(buildCallOn(TOKEN, "confidential_balance", addr(sender.publicKey())))
+    if (!rpc.Api.isSimulationSuccess(stale)) throw new Error("expected a successful simulation")
+    expect(stale.latestLedger).toBe(asOf)
+    expect(bytes(field(stale.result!.retval, "spendable_commitment"))).toEqual(IDENTITY)
+    expect(loopback.confidentialAccount(TOKEN, sender.publicKey())?.spendableCommitment).not.toEqual(IDENTITY)
+
+    loopback.lag(null)
+    expect(loopback.lagging).toBeNull()
+    const caughtUp = await server.getTransaction(sent.hash)
+    if (caughtUp.status !== rpc.Api.GetTransactionStatus.SUCCESS) throw new Error(`expected SUCCESS, got ${caughtUp.status}`)
+    expect(caughtUp.ledger).toBe(asOf + 4)
+    expect(caughtUp.latestLedger).toBe(asOf + 4)
+    expect((await server.getLatestLedger()).sequence).toBe(asOf + 4)
+    expect((await server.getAccount(sender.publicKey())).sequenceNumber()).toBe("11")
+  })
+
+  it("turns unhealthy, as stellar-rpc does, once its ledger closed more than 30 s ago", async () => {
+    loopback.advanceLedger()
+    loopback.lag(loopback.latestLedger)
+    expect((await server.getHealth()).status).toBe("healthy")
+    vi.useFakeTimers({ toFake: ["Date"] })
+    vi.setSystemTime(Date.now() + 45_000)
+    await expect(server.getHealth()).rejects.toMatchObject({
+      code: -32603, message: expect.stringMatching(/^latency \(4[56]s\) since last known ledger closed is too high \(>30s\)$/)
+    })
+    vi.useRealTimers()
+    loopback.lag(null)
+    loopback.advanceLedger()
+    expect((await server.getHealth()).status).toBe("healthy")
+  })
+
+  it("lags only at a ledger the network closed", () => {
+    expect(() => loopback.lag(loopback.latestLedger + 1)).toThrow(RangeError)
+    expect(() => loopback.lag(999)).toThrow(RangeError)
+    expect(loopback.lagging).toBeNull()
   })
 })

@@ -4,22 +4,34 @@
 //
 // It also keeps a ledger (see LoopbackLedger.ts): a clock closes a ledger every `ledgerIntervalMs`,
 // sendTransaction validates like stellar-core (CAP-15 fee-bumps included) and queues, the close
-// applies, and getTransaction reports the outcome. `scriptSend` scripts faults of those methods.
+// applies, and getTransaction reports the outcome. `scriptSend` scripts faults of those methods;
+// `lag` makes the node answer as of an old ledger while the network goes on.
+//
+// Contracts: functions set with `setContractFunction`, and the emulation of OpenZeppelin's
+// confidential token (LoopbackConfidentialToken.ts). Calls run through a stand-in of the Soroban host
+// (LoopbackXdr.ts): a missing contract or function, a contract error or a failed `require_auth` fails
+// with the host's error text in simulation and the transaction at ledger close.
 import { createServer } from "node:http"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { createHash } from "node:crypto"
-import { Address, FeeBumpTransaction, Networks, SorobanDataBuilder, StrKey, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
+import { FeeBumpTransaction, Networks, SorobanDataBuilder, StrKey, TransactionBuilder, extractBaseAddress, xdr } from "@stellar/stellar-sdk"
 import { accountEntry } from "./LoopbackAccounts.ts"
 import type { LoopbackAccount, LoopbackAccountSpec } from "./LoopbackAccounts.ts"
+import { LoopbackConfidentialToken } from "./LoopbackConfidentialToken.ts"
+import type { LoopbackConfidentialAccount } from "./LoopbackConfidentialToken.ts"
 import { LoopbackLedger, RETENTION_WINDOW } from "./LoopbackLedger.ts"
 import type { ContractHandler, LoopbackSendScript, LoopbackTransaction } from "./LoopbackTypes.ts"
+import { contractCall } from "./LoopbackXdr.ts"
 import type { ParsedEnvelope } from "./LoopbackXdr.ts"
 
 export type { LoopbackAccount, LoopbackAccountSpec } from "./LoopbackAccounts.ts"
-export type { ContractHandler, LoopbackSendScript, LoopbackSendStatus, LoopbackTransaction, LoopbackTxStatus } from "./LoopbackTypes.ts"
+export type { LoopbackConfidentialAccount } from "./LoopbackConfidentialToken.ts"
+export type {
+  ContractCallContext, ContractHandler, LoopbackSendScript, LoopbackSendStatus, LoopbackTransaction, LoopbackTxStatus
+} from "./LoopbackTypes.ts"
 export type { LoopbackInnerResultCode, LoopbackResultCode, ParsedEnvelope } from "./LoopbackXdr.ts"
-export { exactFeeBump, innermostResultCode } from "./LoopbackXdr.ts"
+export { HostError, exactFeeBump, innermostResultCode } from "./LoopbackXdr.ts"
 
 export type LoopbackFault =
   | { kind: "http500" } // answer HTTP 500 with a non-JSON-RPC body
@@ -46,7 +58,15 @@ export type MethodImpl = (params: unknown) => unknown
 
 const PROTOCOL_VERSION = 23
 const DEFAULT_LEDGER_MS = 5000 // like testnet and pubnet
-const REGISTRY_FN = "public_key"
+const MAX_HEALTHY_LEDGER_LATENCY_S = 30 // stellar-rpc's default max-healthy-ledger-latency
+
+/** A Go time.Duration of whole seconds as `String()` prints it: "45s", "1m30s", "1h0m5s". */
+const goSeconds = (seconds: number): string => {
+  const h = Math.floor(seconds / 3600)
+  const m = Math.floor((seconds % 3600) / 60)
+  const s = seconds % 60
+  return h > 0 ? `${h}h${m}m${s}s` : m > 0 ? `${m}m${s}s` : `${s}s`
+}
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v)
@@ -61,8 +81,8 @@ export class LoopbackRpc {
   readonly networkPassphrase: string
   readonly #server: Server
   readonly #ledger: LoopbackLedger
-  readonly #handlers = new Map<string, ContractHandler>() // key: `${contractId}/${fn}`
-  readonly #registries = new Map<string, Map<string, Uint8Array>>() // contractId -> address -> key
+  readonly #contracts = new Map<string, Map<string, ContractHandler>>() // contractId -> fn -> handler
+  readonly #tokens = new Map<string, LoopbackConfidentialToken>()
   readonly #calls: Array<LoopbackCall> = []
   #fault: { fault: LoopbackFault; methods: ReadonlySet<string> | undefined; remaining: number } | null = null
 
@@ -84,7 +104,7 @@ export class LoopbackRpc {
     this.#ledger = new LoopbackLedger({
       passphrase: networkPassphrase,
       intervalMs: ledgerIntervalMs,
-      contract: (contractId, fn) => this.#handlers.get(`${contractId}/${fn}`)
+      contract: (contractId) => this.#contracts.get(contractId)
     })
   }
 
@@ -106,7 +126,7 @@ export class LoopbackRpc {
     return rpc
   }
 
-  /** The latest closed ledger: 1000 at start, +1 per ledger close (timer or advanceLedger). */
+  /** The network's latest closed ledger (whatever this node serves, see `lag`): 1000 at start, +1 per close. */
   get latestLedger(): number {
     return this.#ledger.latestLedger
   }
@@ -141,32 +161,69 @@ export class LoopbackRpc {
     return this.#ledger.account(id)
   }
 
+  /** Deploys (if needed) a contract at `contractId` and sets one of its functions; the contract's other functions do not exist. */
   setContractFunction(contractId: string, fn: string, handler: ContractHandler): void {
-    this.#handlers.set(`${contractId}/${fn}`, handler)
+    if (!StrKey.isValidContract(contractId)) throw new TypeError(`not a contract id: ${contractId}`)
+    let functions = this.#contracts.get(contractId)
+    if (functions === undefined) {
+      functions = new Map()
+      this.#contracts.set(contractId, functions)
+    }
+    functions.set(fn, handler)
+  }
+
+  /** Deploys the emulation of OpenZeppelin's confidential token at `contractId` (once; later calls keep its state). */
+  deployConfidentialToken(contractId: string): void {
+    this.#token(contractId)
   }
 
   /**
-   * Registers a public viewing key in a registry contract whose `public_key(id: Address) -> Option<Bytes>`
-   * returns the key as scvBytes, or scvVoid for an unregistered address.
+   * Registers a confidential account for `address` as of the latest ledger, deploying the token if needed: random
+   * 64-byte Grumpkin keys unless given, auditor 0 unless given, both balance commitments the identity.
    */
-  register(contractId: string, address: string, publicKey: Uint8Array): void {
-    let registry = this.#registries.get(contractId)
-    if (registry === undefined) {
-      const entries = new Map<string, Uint8Array>()
-      registry = entries
-      this.#registries.set(contractId, entries)
-      this.setContractFunction(contractId, REGISTRY_FN, (args) => {
-        const [arg] = args
-        if (arg === undefined || arg.type !== "scvAddress") throw new Error("Error(Value, UnexpectedType)")
-        const key = entries.get(Address.fromScVal(arg).toString())
-        return key === undefined ? xdr.ScVal.scvVoid() : xdr.ScVal.scvBytes(key)
-      })
-    }
-    registry.set(address, Uint8Array.from(publicKey))
+  registerConfidential(
+    contractId: string,
+    address: string,
+    account?: { viewingPublicKey?: Uint8Array; spendingPublicKey?: Uint8Array; auditorId?: number }
+  ): { viewingPublicKey: Uint8Array; spendingPublicKey: Uint8Array; auditorId: number } {
+    return this.#token(contractId).register(address, account)
   }
 
-  unregister(contractId: string, address: string): void {
-    this.#registries.get(contractId)?.delete(address)
+  /** Removes `address`'s confidential account (from the latest ledger on). */
+  unregisterConfidential(contractId: string, address: string): void {
+    this.#tokens.get(contractId)?.unregister(address)
+  }
+
+  /** The confidential account as it stands now, for assertions; undefined when unregistered or no token there. */
+  confidentialAccount(contractId: string, address: string): LoopbackConfidentialAccount | undefined {
+    return this.#tokens.get(contractId)?.account(address)
+  }
+
+  #token(contractId: string): LoopbackConfidentialToken {
+    let token = this.#tokens.get(contractId)
+    if (token === undefined) {
+      if (this.#contracts.has(contractId)) throw new Error(`another contract is deployed at ${contractId}`)
+      token = new LoopbackConfidentialToken(contractId, () => this.#ledger.latestLedger)
+      for (const [fn, handler] of token.functions()) this.setContractFunction(contractId, fn, handler)
+      this.#tokens.set(contractId, token)
+    }
+    return token
+  }
+
+  /**
+   * Makes this RPC node lag: until `lag(null)`, it answers every method as of ledger `asOfLedger` (a closed ledger),
+   * like a stellar-rpc whose ingestion stalled there — getLatestLedger, getHealth (unhealthy, as stellar-rpc is,
+   * once that ledger closed more than 30 s ago), the latestLedger of getTransaction, sendTransaction and
+   * simulateTransaction, accounts and contract state, and NOT_FOUND for transactions of later ledgers. The network
+   * goes on: ledgers close, sendTransaction still queues on it, transactions apply. `lag(null)` catches up.
+   */
+  lag(asOfLedger: number | null): void {
+    this.#ledger.lag(asOfLedger)
+  }
+
+  /** The ledger this node lags at, or null when it is up to date. */
+  get lagging(): number | null {
+    return this.#ledger.lagging
   }
 
   /**
@@ -291,12 +348,18 @@ export class LoopbackRpc {
   // ---- methods ----
 
   #getHealth() {
-    const latestLedger = this.latestLedger
+    const latestLedger = this.#ledger.servedLedger
+    // stellar/stellar-rpc, cmd/stellar-rpc/internal/methods/get_health.go; a stopped clock (ledgerIntervalMs: 0) stays healthy
+    const latency = Math.round(Date.now() / 1000 - this.#ledger.closeTimeSeconds(latestLedger))
+    if (this.#ledger.lagging !== null && latency > MAX_HEALTHY_LEDGER_LATENCY_S) {
+      const max = goSeconds(MAX_HEALTHY_LEDGER_LATENCY_S)
+      throw new RpcError(-32603, `latency (${goSeconds(latency)}) since last known ledger closed is too high (>${max})`)
+    }
     return { status: "healthy", latestLedger, oldestLedger: this.#ledger.oldestLedger, ledgerRetentionWindow: RETENTION_WINDOW }
   }
 
   #getLatestLedger() {
-    const sequence = this.latestLedger
+    const sequence = this.#ledger.servedLedger
     const closeTime = BigInt(this.#ledger.closeTimeSeconds(sequence))
     const hash = createHash("sha256").update(`${this.networkPassphrase}/${sequence}`).digest()
     const zero = new Uint8Array(32)
@@ -329,7 +392,7 @@ export class LoopbackRpc {
       try { key = xdr.LedgerKey.fromXdr(raw, "base64") } catch { throw new RpcError(-32602, `cannot unmarshal key value ${raw}`) }
       if (key.type !== "account") continue // only accounts are modelled; everything else is absent
       const id = StrKey.encodeEd25519PublicKey(key.account.accountId.ed25519.toBytes())
-      const account = this.#ledger.account(id)
+      const account = this.#ledger.accountAsOf(id, this.#ledger.servedLedger)
       if (account === undefined) continue
       entries.push({
         key: key.toXdr("base64"),
@@ -337,13 +400,13 @@ export class LoopbackRpc {
         lastModifiedLedgerSeq: account.lastModifiedLedger
       })
     }
-    return { entries, latestLedger: this.latestLedger }
+    return { entries, latestLedger: this.#ledger.servedLedger }
   }
 
   #simulateTransaction(params: unknown) {
     const envelope = paramsRecord(params).transaction
     if (typeof envelope !== "string") throw new RpcError(-32602, "transaction must be a base64 TransactionEnvelope")
-    const latestLedger = this.latestLedger
+    const latestLedger = this.#ledger.servedLedger
     const failed = (error: string) => ({ latestLedger, error })
     let tx
     try { tx = TransactionBuilder.fromXdr(envelope, this.networkPassphrase) } catch { return failed("Could not unmarshal transaction") }
@@ -354,28 +417,14 @@ export class LoopbackRpc {
     if (op.func.type !== "hostFunctionTypeInvokeContract") {
       return failed(`HostError: Error(Context, InvalidAction): loopback RPC only simulates invokeContract`)
     }
-    const call = op.func.invokeContract
-    const contractId = Address.fromScAddress(call.contractAddress).toString()
-    const fn = call.functionName.toString()
-    const handler = this.#handlers.get(`${contractId}/${fn}`)
-    if (handler === undefined) {
-      const known = [...this.#handlers.keys()].some((k) => k.startsWith(`${contractId}/`))
-      return failed(
-        known
-          ? `HostError: Error(WasmVm, MissingValue): trying to invoke non-existent contract function ${fn}`
-          : `HostError: Error(Storage, MissingValue): contract instance ${contractId} not found`
-      )
-    }
-    let retval: xdr.ScVal
-    try {
-      retval = handler(call.args, { source: op.source ?? inner.source, phase: "simulate" })
-    } catch (e) {
-      return failed(`HostError: ${e instanceof Error ? e.message : String(e)}`)
-    }
+    const call = contractCall(op)!
+    const source = extractBaseAddress(op.source ?? inner.source)
+    const outcome = this.#ledger.invoke(call, { phase: "simulate", source, auth: op.auth ?? [], ledger: latestLedger + 1, asOf: latestLedger })
+    if (!outcome.ok) return failed(outcome.error.text)
     return {
       latestLedger,
       minResourceFee: "100",
-      results: [{ xdr: retval.toXdr("base64"), auth: [] }],
+      results: [{ xdr: outcome.value.toXdr("base64"), auth: outcome.auth.map((entry) => entry.toXdr("base64")) }],
       transactionData: new SorobanDataBuilder().setResourceFee(100).build().toXdr("base64"),
       cost: { cpuInsns: "0", memBytes: "0" },
       events: []

@@ -2,12 +2,33 @@
 import type { xdr } from "@stellar/stellar-sdk"
 import type { LoopbackInnerResultCode, LoopbackResultCode } from "./LoopbackXdr.ts"
 
+/** What a contract function sees of the invocation it serves. */
+export interface ContractCallContext {
+  readonly phase: "simulate" | "apply"
+  readonly contractId: string
+  readonly fn: string
+  /** G... source of the operation: its own source account, else the transaction's. */
+  readonly source: string
+  /** The operation's authorization entries (empty when a simulation records them). */
+  readonly auth: ReadonlyArray<xdr.SorobanAuthorizationEntry>
+  /** The ledger sequence the call executes in: the ledger being closed, or the served ledger + 1 in a simulation. */
+  readonly ledger: number
+  /** The state the call reads: what was written in ledgers up to this one (the served ledger in a simulation). */
+  readonly asOf: number
+  /**
+   * `address.require_auth()` for this invocation, as the host does it: a simulation without auth entries records
+   * one (returned in `results[].auth`); otherwise an entry must authorize it, or this throws the host's auth error.
+   */
+  readonly requireAuth: (address: string) => void
+}
+
 /**
  * Implements one contract function, for simulateTransaction (`phase: "simulate"`) and for
  * transactions applied at ledger close (`phase: "apply"`). A thrown error fails the simulation
- * ("HostError: ...") or the transaction (txFailed, invokeHostFunctionTrapped).
+ * ("HostError: ..."; throw a `HostError` from LoopbackXdr.ts for the host's exact text) or the
+ * transaction (txFailed, invokeHostFunctionTrapped). A handler changes state only when applied.
  */
-export type ContractHandler = (args: ReadonlyArray<xdr.ScVal>, ctx: { source: string; phase: "simulate" | "apply" }) => xdr.ScVal
+export type ContractHandler = (args: ReadonlyArray<xdr.ScVal>, ctx: ContractCallContext) => xdr.ScVal
 
 /**
  * A scripted answer for the next matching sendTransaction (see `LoopbackRpc.scriptSend`):
@@ -48,5 +69,6 @@ export interface LoopbackTransaction {
   readonly resultXdr: string | undefined
   readonly resultMetaXdr: string | undefined
   readonly returnValue: xdr.ScVal | undefined
+  readonly hostError: string | undefined // the host's error text when the invocation failed at apply
 }
 

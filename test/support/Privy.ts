@@ -27,3 +27,21 @@ export const privyToken = (
       .setExpirationTime(options.expiresIn ?? "1h")
       .sign(options.key ?? privyKeys.privateKey)
   )
+
+/**
+ * A Privy identity token (`privy-id-token`) as Privy issues it: ES256, issuer privy.io, audience the app id, and
+ * `linked_accounts` as a JSON string of the user's linked accounts (docs.privy.io, "Identity tokens").
+ */
+export const privyIdentityToken = (
+  options: { sub?: string; linkedAccounts?: ReadonlyArray<Record<string, unknown>>; key?: typeof privyKeys.privateKey } = {}
+) =>
+  Effect.promise(() =>
+    new SignJWT({ linked_accounts: JSON.stringify(options.linkedAccounts ?? []) })
+      .setProtectedHeader({ alg: "ES256", typ: "JWT" })
+      .setIssuer("privy.io")
+      .setAudience(PRIVY_APP)
+      .setSubject(options.sub ?? "did:privy:cm0abc")
+      .setIssuedAt()
+      .setExpirationTime("1h")
+      .sign(options.key ?? privyKeys.privateKey)
+  )

@@ -5,7 +5,7 @@ import { Keypair } from "@stellar/stellar-sdk"
 import { ConfigProvider, Context, Effect, ExecutionStrategy, Exit, Layer, Logger, LogLevel, Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
-import { AppLive, InstanceLive } from "../../src/App.ts"
+import { appOn, instanceOn } from "../../src/App.ts"
 import { DatabaseLive } from "../../src/Sql/Migrations.ts"
 import { LoopbackRpc } from "./LoopbackRpc.ts"
 import { ShiftedClock } from "./ShiftedClock.ts"
@@ -91,6 +91,7 @@ export const TestAppLive = (
         AUTH_RATE_LIMIT: "100000",
         ...config
       }
+      rpc.deployConfidentialToken(CONFIDENTIAL_TOKEN)
       rpc.setAccount({ id: sponsorKey.publicKey() })
       rpc.setAccount({ id: faucetKey.publicKey() })
       const clock = new ShiftedClock()
@@ -107,12 +108,10 @@ export const TestAppLive = (
       let instances = 0
       const startInstance = Effect.gen(function*() {
         const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
-        const app = shared === undefined ? AppLive : Layer.fresh(InstanceLive).pipe(Layer.provide(Layer.succeedContext(shared)))
         const node = createServer()
-        const server = app.pipe(
-          Layer.provideMerge(NodeHttpServer.layer(() => node, { host: "127.0.0.1", port: instances++ === 0 ? port : 0 })),
-          Layer.provide(environment)
-        )
+        const http = NodeHttpServer.layer(() => node, { host: "127.0.0.1", port: instances++ === 0 ? port : 0 })
+        const app = shared === undefined ? appOn(http) : Layer.fresh(instanceOn(http)).pipe(Layer.provide(Layer.succeedContext(shared)))
+        const server = app.pipe(Layer.provide(environment))
         const context = yield* Layer.buildWithScope(server, scope)
         const address = Context.get(context, HttpServer.HttpServer).address
         const url = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : ""
