@@ -47,8 +47,8 @@ const sourceOf = (signedXDR: string): { readonly source: string; readonly sequen
 }
 
 /**
- * Splits signed transfers into `POST /batch` bodies that fit: at most 256 KiB of JSON (about 10 real transfers of
- * 16–20 KB) and at most 100 items each. Each source account's transfers are kept together in sequence order; a job
+ * Splits signed transfers into `POST /batch` bodies that fit: at most 256 KiB of JSON (6 real transfers of about
+ * 32 KB) and at most 100 items each. Each source account's transfers are kept together in sequence order; a job
  * that continues an account another job started waits for that job, since the service orders an account's
  * transfers within one job only.
  */

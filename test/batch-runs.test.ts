@@ -100,7 +100,7 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 20 }), { excludeTestServices: true }
       expect(whole.status).toBe(413)
       expect(whole.body.error).toMatch(/256 KiB.*split/)
       const plan = planJobs(transactions)
-      expect(plan.length).toBeGreaterThanOrEqual(8) // about 12 envelopes of ~16 KB (~21.5 K base64 characters) per job
+      expect(plan.length).toBeGreaterThanOrEqual(17) // 6 envelopes of ~32 KB (~42.7 K base64 characters) per job
       for (const job of plan) expect(Buffer.byteLength(JSON.stringify({ transactions: job.items.map((i) => transactions[i]) }))).toBeLessThanOrEqual(256 * 1024)
 
       const progress: Array<PayrollProgress> = []

@@ -79,7 +79,7 @@ export class JobItem extends Schema.Class<JobItem>("JobItem")({
 /** Every request body is at most this large (INTERFACE-SPEC §8). */
 export const MAX_BODY_BYTES = 256 * 1024
 
-/** Items of one batch run; the 256 KiB body limit usually binds first (about 10 real transfers). */
+/** Items of one batch run; the 256 KiB body limit binds first for real transfers (6 of about 32 KB). */
 export const MAX_BATCH_ITEMS = 100
 
 export class BatchRun extends Schema.Class<BatchRun>("BatchRun")({

@@ -4,7 +4,7 @@ import { Schema } from "effect"
 /**
  * The network's largest transaction: `tx_max_size_bytes` of Soroban's bandwidth settings (132,096 bytes on
  * pubnet and testnet), i.e. 176,128 characters of base64. A real confidential transfer (a ~15 KB UltraHonk
- * proof inside `data`) is 16–20 KB.
+ * proof inside `data`, repeated in the source account's authorization entry) is about 32 KB.
  */
 export const MAX_TRANSACTION_BYTES = 132_096
 export const MAX_SIGNED_XDR_CHARS = Math.ceil(MAX_TRANSACTION_BYTES / 3) * 4

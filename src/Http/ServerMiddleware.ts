@@ -65,8 +65,8 @@ const tooLarge = (path: string) =>
   errorResponse(
     413,
     path === BATCH_RUN_ROUTE
-      ? `request body over ${MAX_BODY_BYTES / 1024} KiB: a batch run holds about 10 real confidential transfers ` +
-        "(16–20 KB each); split the transfers into several jobs (the typed client's runPayroll does)"
+      ? `request body over ${MAX_BODY_BYTES / 1024} KiB: a batch run holds 6 real confidential transfers ` +
+        "(about 32 KB each); split the transfers into several jobs (the typed client's runPayroll does)"
       : `request body over ${MAX_BODY_BYTES / 1024} KiB`
   ).pipe(HttpServerResponse.setHeader("connection", "close"))
 
