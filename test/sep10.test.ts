@@ -111,42 +111,28 @@ layer(TestAppLive())("SEP-10 sign-in", (it) => {
       expect(enough.status).toBe(200)
     }))
 
-  it.effect("an existing account whose master key is disabled signs in with its signer", () =>
-    Effect.gen(function*() {
-      const app = yield* TestApp
-      const account = Keypair.random()
-      const signer = Keypair.random()
-      app.rpc.setAccount({
-        id: account.publicKey(),
-        thresholds: { master: 0, low: 1, medium: 1, high: 1 },
-        signers: [{ key: signer.publicKey(), weight: 1 }]
-      })
-      const withMaster = yield* challengeFor(account.publicKey())
-      expect((yield* verify(signChallenge(withMaster.body.transaction, Networks.TESTNET, account))).status).toBe(400)
-      const withSigner = yield* challengeFor(account.publicKey())
-      expect((yield* verify(signChallenge(withSigner.body.transaction, Networks.TESTNET, signer))).status).toBe(200)
-    }))
-
-  it.effect("a master key of weight 0 does not sign in even when the medium threshold is 0; the other signers do", () =>
-    Effect.gen(function*() {
-      const app = yield* TestApp
-      const account = Keypair.random()
-      const signer = Keypair.random()
-      app.rpc.setAccount({
-        id: account.publicKey(),
-        thresholds: { master: 0, low: 0, medium: 0, high: 0 },
-        signers: [{ key: signer.publicKey(), weight: 1 }]
-      })
-      const withMaster = yield* challengeFor(account.publicKey())
-      const refused = yield* verify(signChallenge(withMaster.body.transaction, Networks.TESTNET, account))
-      expect(refused.status).toBe(400)
-      expect(refused.body.error).toMatch(/signatures rejected/)
-      const withSigner = yield* challengeFor(account.publicKey())
-      const res = yield* verify(signChallenge(withSigner.body.transaction, Networks.TESTNET, signer))
-      expect(res.status).toBe(200)
-      const me = yield* call(app, "GET", "/me", { token: res.body.token })
-      expect(me.body.sub).toBe(account.publicKey())
-    }))
+  for (const medium of [1, 0]) {
+    it.effect(`a master key of weight 0 never signs in (medium threshold ${medium}); the other signers do`, () =>
+      Effect.gen(function*() {
+        const app = yield* TestApp
+        const account = Keypair.random()
+        const signer = Keypair.random()
+        app.rpc.setAccount({
+          id: account.publicKey(),
+          thresholds: { master: 0, low: medium, medium, high: medium },
+          signers: [{ key: signer.publicKey(), weight: 1 }]
+        })
+        const withMaster = yield* challengeFor(account.publicKey())
+        const refused = yield* verify(signChallenge(withMaster.body.transaction, Networks.TESTNET, account))
+        expect(refused.status).toBe(400)
+        expect(refused.body.error).toMatch(/signatures rejected/)
+        const withSigner = yield* challengeFor(account.publicKey())
+        const res = yield* verify(signChallenge(withSigner.body.transaction, Networks.TESTNET, signer))
+        expect(res.status).toBe(200)
+        const me = yield* call(app, "GET", "/me", { token: res.body.token })
+        expect(me.body.sub).toBe(account.publicKey())
+      }))
+  }
 
   it.effect("an account with no signer of weight above 0 cannot sign in at all", () =>
     Effect.gen(function*() {

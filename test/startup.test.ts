@@ -2,19 +2,8 @@ import { Reactivity } from "@effect/experimental"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
-import { createServer } from "node:net"
-import { loopbackRpc } from "./support/TestApp.ts"
+import { freePort, loopbackRpc } from "./support/TestApp.ts"
 import { freshDatabase } from "./support/TestDatabase.ts"
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      probe.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
 
 type Attempt = "refused" | "answered" | "hung"
 

@@ -35,7 +35,7 @@ export interface TestAppShape {
 export class TestApp extends Context.Tag("test/TestApp")<TestApp, TestAppShape>() {}
 
 /** A port no one listens on right now. */
-const freePort = () =>
+export const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const probe = createServer()
     probe.once("error", reject)

@@ -1,0 +1,29 @@
+import { Metric, MetricBoundaries } from "effect"
+
+/**
+ * Every metric the service exports (`GET /metrics`, Prometheus text), defined once so each feature only records.
+ * Names follow Prometheus conventions: snake_case, a unit suffix, `_total` for counters.
+ */
+
+/** Seconds, from 5 ms to ~20 s. */
+const latencyBoundaries = MetricBoundaries.exponential({ start: 0.005, factor: 2, count: 13 })
+
+/** HTTP requests, tagged `route` (the matched route template, never a raw path with tokens) and `status`. */
+export const httpRequests = Metric.counter("http_requests_total", { description: "HTTP requests answered", incremental: true })
+export const httpDuration = Metric.histogram("http_request_duration_seconds", latencyBoundaries, "HTTP request latency")
+
+/** Final outcomes of sponsored transfers, tagged `outcome` (SUCCESS, FAILED, REJECTED, EXPIRED). */
+export const transferOutcomes = Metric.counter("transfers_total", { description: "transfers by final outcome", incremental: true })
+
+/** Sponsor refusals, tagged `rule` (operation, function, contract, arguments, auth, fee, timebounds, quota, payout). */
+export const sponsorRefusals = Metric.counter("sponsor_refusals_total", { description: "sponsor policy refusals by rule", incremental: true })
+
+/** Stellar RPC calls, tagged `method` and `result` (ok, error). */
+export const rpcCalls = Metric.counter("stellar_rpc_calls_total", { description: "Stellar RPC calls", incremental: true })
+export const rpcDuration = Metric.histogram("stellar_rpc_call_duration_seconds", latencyBoundaries, "Stellar RPC call latency")
+
+/** Batch-run jobs waiting to be worked (queued or with a lapsed lease), sampled by the worker. */
+export const batchQueueDepth = Metric.gauge("batch_jobs_queued", { description: "batch-run jobs not yet done" })
+
+/** Reconciler rounds, tagged `result` (ok, failed). */
+export const reconcilerRounds = Metric.counter("reconciler_rounds_total", { description: "reconciler rounds", incremental: true })
