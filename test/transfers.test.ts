@@ -195,6 +195,25 @@ layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_
         expect((yield* call(app, "GET", `/transfers/${res.body.hash}`, { token: stranger.token })).status).toBe(404)
       }))
 
+    it.effect("any envelope up to the network's largest transaction (132,096 bytes) is taken; a larger one is 400", () =>
+      Effect.gen(function*() {
+        const app = yield* TestApp
+        const { wallet, token } = yield* walletEmployer(app)
+        const sized = (proofBytes: number) => {
+          const to = Keypair.random().publicKey()
+          const args = [addressVal(wallet.publicKey()), addressVal(to), xdr.ScVal.scvBytes(transferData(proofBytes))]
+          return innerTransfer(app, wallet, { to, args, auth: [sourceAuth(invocation(CONFIDENTIAL_TOKEN, "confidential_transfer", args))] })
+        }
+        const largest = sized(64_000)
+        expect(Buffer.from(largest, "base64").length).toBeGreaterThan(128_000)
+        expect(Buffer.from(largest, "base64").length).toBeLessThanOrEqual(132_096)
+        const taken = yield* postTransfer(app, token, largest)
+        expect(taken.status).toBe(200)
+        const tooLarge = yield* postTransfer(app, token, sized(70_000))
+        expect(tooLarge.status).toBe(400)
+        expect(tooLarge.body.error).toMatch(/largest transaction/)
+      }))
+
     it.effect("the quota is per source account; a fourth transfer in the window is 422", () =>
       Effect.gen(function*() {
         const app = yield* TestApp
