@@ -19,9 +19,16 @@ import { ContractorsHttpLive } from "./Contractors/Http.ts"
 import { FriendbotBootstrapLive } from "./Funding/Bootstrap.ts"
 import { Funding } from "./Funding/Funding.ts"
 import { FundingHttpLive } from "./Funding/Http.ts"
+import { Drain, trackRequests } from "./Health/Drain.ts"
 import { HealthHttpLive } from "./Health/Http.ts"
 import { serverMiddleware } from "./Http/ServerMiddleware.ts"
+import { HousekeepingLive } from "./Sql/Housekeeping.ts"
 import { DatabaseLive } from "./Sql/Migrations.ts"
+import { DefectsLive } from "./Http/Defects.ts"
+import { CorsLive } from "./Observability/Cors.ts"
+import { LoggingLive } from "./Observability/Logging.ts"
+import { MetricsRouteLive } from "./Observability/MetricsRoute.ts"
+import { TracingLive } from "./Observability/Tracing.ts"
 import { TransfersHttpLive } from "./Transfers/Http.ts"
 import { ReconcilerLive } from "./Transfers/Reconciler.ts"
 import { Transfers } from "./Transfers/Transfers.ts"
@@ -60,8 +67,9 @@ const ServicesLive = Layer.mergeAll(
   BatchWorkerLive.pipe(Layer.provide([BatchRuns.Default, Transfers.Default, JobRepo.Default, OrgRepo.Default])),
   ReconcilerLive.pipe(Layer.provide([Network.Default, Settle.Default, SubmissionRepo.Default])),
   AuthenticationLive,
-  SignInRateLimitLive
-)
+  SignInRateLimitLive,
+  HousekeepingLive
+).pipe(Layer.provideMerge(Drain.Default))
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive))
 
@@ -70,17 +78,21 @@ export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive))
  * service and route: its socket opens only once the app can answer, so no early request waits unanswered.
  */
 export const instanceOn = <ROut, E, RIn>(server: Layer.Layer<ROut, E, RIn>) =>
-  HttpApiBuilder.serve(serverMiddleware).pipe(
+  HttpApiBuilder.serve((app) => trackRequests(serverMiddleware(app))).pipe(
     Layer.provideMerge(server),
     Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
-    Layer.provide(HttpApiBuilder.middlewareCors()),
+    Layer.provide(MetricsRouteLive),
+    Layer.provide(CorsLive),
+    Layer.provide(DefectsLive),
     Layer.provide(ApiLive),
-    Layer.provide(ServicesLive)
+    Layer.provide(ServicesLive),
+    Layer.provide(Layer.merge(LoggingLive, TracingLive))
   )
 
 /**
  * The whole service on `server`: routes, OpenAPI at /openapi.json, docs at /docs, every service, and the migrated
  * database underneath (built first).
  */
-export const appOn = <ROut, E, RIn>(server: Layer.Layer<ROut, E, RIn>) => instanceOn(server).pipe(Layer.provide(DatabaseLive))
+export const appOn = <ROut, E, RIn>(server: Layer.Layer<ROut, E, RIn>) =>
+  instanceOn(server).pipe(Layer.provide(DatabaseLive), Layer.provide(LoggingLive))

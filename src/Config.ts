@@ -1,5 +1,6 @@
 import { StrKey } from "@stellar/stellar-sdk"
 import { Config, Duration, Option } from "effect"
+import { isProxyEntry } from "./Auth/ClientAddress.ts"
 
 const DEFAULT_PASSPHRASE = "Test SDF Network ; September 2015"
 
@@ -92,6 +93,16 @@ export const SubmissionConfig = Config.all({
   accountsPerJob: Config.integer("BATCH_ACCOUNTS_PER_JOB").pipe(Config.withDefault(32))
 })
 
+/** Draining on SIGTERM/SIGINT, riding out database outages, and pruning what is no longer needed. */
+export const OperationsConfig = Config.all({
+  shutdownTimeout: Config.duration("SHUTDOWN_TIMEOUT").pipe(Config.withDefault(Duration.seconds(30))),
+  workerMaxBackoff: Config.duration("WORKER_MAX_BACKOFF").pipe(Config.withDefault(Duration.seconds(30))),
+  databaseConnectTimeout: Config.duration("DATABASE_CONNECT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10))),
+  retention: Config.duration("RETENTION").pipe(Config.withDefault(Duration.days(30))),
+  housekeepingInterval: Config.duration("HOUSEKEEPING_INTERVAL").pipe(Config.withDefault(Duration.minutes(5)))
+})
+export type OperationsConfig = Config.Config.Success<typeof OperationsConfig>
+
 /** The bridged-USDC vault and the testnet faucet. */
 export const FundingConfig = Config.all({
   usdcContract: optionalString("USDC_CONTRACT"),
@@ -112,5 +123,68 @@ export const StellarTomlConfig = Config.all({
   usdcIssuer: Config.string("USDC_ISSUER").pipe(
     Config.validate({ message: "USDC_ISSUER must be a Stellar account address (G...)", validation: StrKey.isValidEd25519PublicKey }),
     Config.withDefault(TESTNET_USDC_ISSUER)
+  )
+})
+
+/** Whose `X-Forwarded-For` the sign-in rate limit believes: addresses or CIDR blocks, default none. */
+export const ClientAddressConfig = Config.all({
+  trustedProxies: commaList("TRUSTED_PROXIES").pipe(
+    Config.map(Option.getOrElse((): ReadonlyArray<string> => [])),
+    Config.validate({
+      message: "TRUSTED_PROXIES must list IP addresses or CIDR blocks, comma-separated",
+      validation: (entries) => entries.every(isProxyEntry)
+    })
+  )
+})
+
+/** Log lines: `json` (the default when NODE_ENV=production), `logfmt` (the default otherwise) or `pretty`. */
+export const LogConfig = Config.all({
+  format: Config.option(Config.literal("json", "logfmt", "pretty")("LOG_FORMAT")),
+  level: Config.option(Config.logLevel("LOG_LEVEL")),
+  production: Config.string("NODE_ENV").pipe(Config.map((env) => env === "production"), Config.withDefault(false))
+}).pipe(Config.map(({ format, level, production }) => ({
+  format: Option.getOrElse(format, () => (production ? "json" as const : "logfmt" as const)),
+  level
+})))
+
+/** `GET /metrics`; when METRICS_TOKEN is set, scrapes must bear it. */
+export const MetricsConfig = Config.all({
+  token: optionalRedacted("METRICS_TOKEN")
+})
+
+/** OTLP/HTTP trace export, on only when an endpoint is set (the standard OpenTelemetry variables). */
+export const TracingConfig = Config.all({
+  endpoint: optionalString("OTEL_EXPORTER_OTLP_ENDPOINT"),
+  tracesEndpoint: optionalString("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
+  headers: optionalRedacted("OTEL_EXPORTER_OTLP_HEADERS"),
+  serviceName: Config.nonEmptyString("OTEL_SERVICE_NAME").pipe(Config.withDefault("confidential-payroll")),
+  exportInterval: Config.integer("OTEL_BSP_SCHEDULE_DELAY").pipe(Config.withDefault(5000), Config.map(Duration.millis))
+}).pipe(Config.map((c) => ({
+  url: Option.orElse(c.tracesEndpoint, () => Option.map(c.endpoint, (base) => `${base.replace(/\/+$/, "")}/v1/traces`)),
+  headers: c.headers,
+  serviceName: c.serviceName,
+  exportInterval: c.exportInterval
+})))
+
+const isOrigin = (origin: string) => {
+  if (origin === "*") return true
+  try {
+    const url = new URL(origin)
+    return (url.protocol === "http:" || url.protocol === "https:") && url.pathname === "/" && url.search === "" &&
+      url.hash === "" && url.username === "" && url.password === ""
+  } catch {
+    return false
+  }
+}
+
+/** Browser origins allowed to call the API (`*` for any); default none, and then no CORS headers are sent. */
+export const CorsConfig = Config.all({
+  origins: commaList("CORS_ORIGINS").pipe(
+    Config.map(Option.getOrElse((): ReadonlyArray<string> => [])),
+    Config.validate({
+      message: "CORS_ORIGINS must list origins such as https://app.example.com (scheme, host, optional port), or *",
+      validation: (origins) => origins.every(isOrigin)
+    }),
+    Config.map((origins) => origins.map((origin) => (origin === "*" ? origin : new URL(origin).origin)))
   )
 })

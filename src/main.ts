@@ -3,12 +3,24 @@ import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { appOn } from "./App.ts"
 import { ServerConfig } from "./Config.ts"
+import { drainOnShutdown } from "./Health/Drain.ts"
+import { answerMalformedRequests } from "./Http/ClientErrors.ts"
+
+/** The process's one HTTP server; the drain on shutdown works on it directly. */
+const server = createServer()
+answerMalformedRequests(server)
 
 const ServerLive = Layer.unwrapEffect(
-  Effect.map(ServerConfig, ({ host, port }) => NodeHttpServer.layer(createServer, { host, port }))
+  Effect.map(ServerConfig, ({ host, port }) => NodeHttpServer.layer(() => server, { host, port }))
 )
 
-const MainLive = appOn(ServerLive).pipe(
+/**
+ * On SIGTERM/SIGINT, runMain interrupts the main fiber and the layers close in the reverse order of their
+ * construction: the drain first (it is built last), then the routes and the server, then the background workers
+ * (which give back what they hold), and the database last, so it outlives every request and worker.
+ */
+const MainLive = drainOnShutdown(server).pipe(
+  Layer.provide(appOn(ServerLive)),
   Layer.tap(() =>
     Effect.flatMap(ServerConfig, ({ publicUrl }) => Effect.logInfo(`listening; docs at ${publicUrl}/docs`))
   )

@@ -8,7 +8,6 @@ export class ChallengeRepo extends Effect.Service<ChallengeRepo>()("Auth/Challen
 
     const store = (nonce: string, account: string, expiresAt: Date) =>
       sql`INSERT INTO sep10_challenges ${sql.insert({ nonce, account, expiresAt })}`.pipe(
-        Effect.zipRight(sql`DELETE FROM sep10_challenges WHERE expires_at < ${new Date(expiresAt.getTime() - 3_600_000)}`),
         Effect.asVoid,
         Effect.orDie,
         Effect.withSpan("ChallengeRepo.store")
@@ -25,6 +24,18 @@ export class ChallengeRepo extends Effect.Service<ChallengeRepo>()("Auth/Challen
         Effect.withSpan("ChallengeRepo.consume")
       )
 
-    return { store, consume } as const
+    /** Deletes up to `limit` challenges that expired before `now` (used ones are deleted when consumed). */
+    const pruneExpired = (now: Date, limit: number) =>
+      sql<{ n: number }>`
+        WITH gone AS (
+          DELETE FROM sep10_challenges WHERE nonce IN (
+            SELECT nonce FROM sep10_challenges WHERE expires_at < ${now} LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+          RETURNING 1)
+        SELECT count(*)::int AS n FROM gone`.pipe(
+        Effect.map((rows) => rows[0]?.n ?? 0),
+        Effect.withSpan("ChallengeRepo.pruneExpired")
+      )
+
+    return { store, consume, pruneExpired } as const
   })
 }) {}

@@ -1,29 +1,59 @@
-import { Clock, Duration, Effect } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Clock, Duration, Effect, Schedule, Schema } from "effect"
 import { AuthLimitsConfig } from "../Config.ts"
 
-/** Fixed-window request counter per key, kept in memory by each instance. */
+const Hit = Schema.Struct({ key: Schema.String, now: Schema.DateFromSelf, until: Schema.DateFromSelf })
+const Count = Schema.Struct({ hits: Schema.Number, expiresAt: Schema.DateFromSelf })
+
+export type Verdict =
+  | { readonly _tag: "Allowed" }
+  | { readonly _tag: "Limited"; readonly retryAfter: Duration.Duration }
+
+/**
+ * A fixed-window counter per key, kept in PostgreSQL so that every instance counts against one limit. A window opens
+ * at a key's first request and lasts AUTH_RATE_WINDOW; times come from the service's clock.
+ */
 export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
     const { requests, window } = yield* AuthLimitsConfig
     const windowMs = Duration.toMillis(window)
-    const buckets = new Map<string, { count: number; resetAt: number }>()
 
-    const sweep = (now: number) => {
-      for (const [key, bucket] of buckets) if (bucket.resetAt <= now) buckets.delete(key)
-    }
+    // One statement: concurrent requests on any instance serialize on the key's row. A window that ended (or lies
+    // ahead, after the clock moved back) starts over.
+    const count = SqlSchema.single({
+      Request: Hit,
+      Result: Count,
+      execute: ({ key, now, until }) => sql`
+        INSERT INTO rate_limits AS r (key, window_start, expires_at, hits)
+        VALUES (${key}, ${now}, ${until}, 1)
+        ON CONFLICT (key) DO UPDATE SET
+          window_start = CASE WHEN r.expires_at <= excluded.window_start OR r.window_start > excluded.window_start
+            THEN excluded.window_start ELSE r.window_start END,
+          expires_at = CASE WHEN r.expires_at <= excluded.window_start OR r.window_start > excluded.window_start
+            THEN excluded.expires_at ELSE r.expires_at END,
+          hits = CASE WHEN r.expires_at <= excluded.window_start OR r.window_start > excluded.window_start
+            THEN 1 ELSE r.hits + 1 END
+        RETURNING hits, expires_at`
+    })
 
-    /** True when the request is within the limit. */
-    const take = (key: string) =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
-        if (buckets.size > 10_000) sweep(now)
-        const bucket = buckets.get(key)
-        if (bucket === undefined || bucket.resetAt <= now) {
-          buckets.set(key, { count: 1, resetAt: now + windowMs })
-          return true
-        }
-        bucket.count += 1
-        return bucket.count <= requests
-      })
+    /** Counts one request under `key`; past the limit, how long until its window ends. */
+    const take = Effect.fn("RateLimiter.take")(function*(key: string) {
+      const now = yield* Clock.currentTimeMillis
+      const { expiresAt, hits } = yield* count({ key, now: new Date(now), until: new Date(now + windowMs) })
+      if (hits <= requests) return { _tag: "Allowed" } as Verdict
+      return { _tag: "Limited", retryAfter: Duration.millis(Math.max(0, expiresAt.getTime() - now)) } as Verdict
+    })
+
+    const sweep = Effect.gen(function*() {
+      const now = new Date(yield* Clock.currentTimeMillis)
+      yield* sql`DELETE FROM rate_limits WHERE expires_at < ${now}`
+    }).pipe(Effect.catchAllCause((cause) => Effect.logDebug("could not sweep expired rate-limit windows", cause)))
+
+    yield* sweep.pipe(
+      Effect.schedule(Schedule.spaced(Duration.clamp(window, { minimum: "10 seconds", maximum: "10 minutes" }))),
+      Effect.forkScoped
+    )
 
     return { take } as const
   })

@@ -9,7 +9,7 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Aut
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
 
-/** Per client address limit on the sign-in routes. */
+/** Per client address limit on the sign-in routes, counted across every instance (429 with Retry-After). */
 export class SignInRateLimit extends HttpApiMiddleware.Tag<SignInRateLimit>()("Auth/SignInRateLimit", {
   failure: RateLimited
 }) {}

@@ -1,6 +1,8 @@
-import { HttpServerRequest } from "@effect/platform"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Duration, Effect, Layer, Option, Redacted } from "effect"
+import { ClientAddressConfig } from "../Config.ts"
 import { RateLimited } from "../Domain/Errors.ts"
+import { clientAddress, TrustedProxies } from "./ClientAddress.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 import { Authentication, SignInRateLimit } from "./Security.ts"
 import { Sessions } from "./Sessions.ts"
@@ -13,14 +15,38 @@ export const AuthenticationLive = Layer.effect(
     }))
 ).pipe(Layer.provide(Sessions.Default))
 
+/** The 429 tells the client when its window ends. */
+const retryAfter = (wait: Duration.Duration) => {
+  const seconds = String(Math.max(1, Math.ceil(Duration.toSeconds(wait))))
+  return HttpApp.appendPreResponseHandler((_request, response) =>
+    Effect.succeed(response.status === 429 ? HttpServerResponse.setHeader(response, "retry-after", seconds) : response)
+  ).pipe(Effect.as(seconds))
+}
+
+/**
+ * Sign-in attempts per client address across every instance. The address is the socket's peer, or what trusted
+ * proxies (TRUSTED_PROXIES) say in X-Forwarded-For. Should the database fail, the attempt goes through: the sign-in
+ * itself needs the database and answers for it.
+ */
 export const SignInRateLimitLive = Layer.effect(
   SignInRateLimit,
-  Effect.map(RateLimiter, (limiter) =>
-    Effect.gen(function*() {
+  Effect.gen(function*() {
+    const limiter = yield* RateLimiter
+    const trusted = new TrustedProxies((yield* ClientAddressConfig).trustedProxies)
+    return Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const client = Option.getOrElse(request.remoteAddress, () => "unknown")
-      if (!(yield* limiter.take(client))) {
-        return yield* new RateLimited({ error: "too many sign-in attempts; try again later" })
+      const client = clientAddress(Option.getOrUndefined(request.remoteAddress), request.headers["x-forwarded-for"], trusted)
+      const verdict = yield* limiter.take(`sign-in:${client}`).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.logWarning("the sign-in rate limit could not be counted; letting the attempt through", cause).pipe(
+            Effect.as({ _tag: "Allowed" } as const)
+          )
+        )
+      )
+      if (verdict._tag === "Limited") {
+        const seconds = yield* retryAfter(verdict.retryAfter)
+        return yield* new RateLimited({ error: `too many sign-in attempts; try again in ${seconds} s` })
       }
-    }))
+    })
+  })
 ).pipe(Layer.provide(RateLimiter.Default))

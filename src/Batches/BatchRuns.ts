@@ -1,14 +1,17 @@
 import { StrKey, TransactionBuilder, type Transaction } from "@stellar/stellar-sdk"
-import { Cause, Clock, Duration, Effect, Exit, Layer, Option, Queue, Schedule } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, FiberSet, Layer, Metric, Option, Queue, Schedule } from "effect"
 import { randomUUID } from "node:crypto"
 import { Account } from "../Auth/Account.ts"
 import { OrgRepo } from "../Auth/OrgRepo.ts"
-import { StellarConfig, SubmissionConfig } from "../Config.ts"
+import { OperationsConfig, StellarConfig, SubmissionConfig } from "../Config.ts"
 import { BatchJob, type BatchRun, JobAccepted, JobResult } from "../Domain/Batch.ts"
 import { NotFound, NotImplemented } from "../Domain/Errors.ts"
 import type { OrgId } from "../Domain/Ids.ts"
 import type { Session } from "../Domain/Session.ts"
 import { TransferRequest } from "../Domain/Transfer.ts"
+import { Drain } from "../Health/Drain.ts"
+import { batchQueueDepth } from "../Observability/Metrics.ts"
+import { databaseUnavailable, repeatRounds } from "../Sql/Rounds.ts"
 import { Transfers } from "../Transfers/Transfers.ts"
 import { type JobItemRow, JobRepo, type JobRow, type ResultRow } from "./JobRepo.ts"
 
@@ -107,6 +110,12 @@ const describe = (i: number, innerHash: string, exit: Exit.Exit<{ readonly hash:
  * Every instance works the queue: it claims jobs with SKIP LOCKED, keeps their lease while working, and runs the
  * items of each source account in sequence order while different accounts proceed concurrently. An item that
  * already has a result is not run again; one that was sent before a crash is followed, not re-sent.
+ *
+ * A job occupies one of BATCH_WORKER_JOBS slots exactly while its fiber runs. A round that fails (the database
+ * down) holds nothing and is retried after a bounded backoff. A job stopped by the database (or interrupted) goes
+ * back to the queue at once; an item whose database write failed gets no result, so it is run again later
+ * (followed, never re-sent). Once the instance drains, no job is claimed and no item started; the items in flight
+ * reach their outcome within SHUTDOWN_TIMEOUT and the unfinished jobs go back to the queue.
  */
 export const BatchWorkerLive = Layer.scopedDiscard(
   Effect.gen(function*() {
@@ -114,14 +123,17 @@ export const BatchWorkerLive = Layer.scopedDiscard(
     const runs = yield* BatchRuns
     const transfers = yield* Transfers
     const orgs = yield* OrgRepo
+    const drain = yield* Drain
     const { networkPassphrase } = yield* StellarConfig
     const { reconcileInterval, jobsPerInstance, accountsPerJob } = yield* SubmissionConfig
+    const { workerMaxBackoff } = yield* OperationsConfig
     const leaseFor = Duration.toMillis(Duration.times(reconcileInterval, 3))
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
-    const runItem = (job: JobRow, done: ReadonlySet<number>, sources: ReadonlySet<string>) => (planned: Planned) =>
+    const runItem = (job: JobRow, done: ReadonlySet<number>, sources: ReadonlySet<string>, skip: () => void) => (planned: Planned) =>
       Effect.gen(function*() {
         if (done.has(planned.i)) return
+        if (yield* drain.draining) return skip()
         const innerHash = Option.match(planned.tx, { onNone: () => "", onSome: (tx) => Buffer.from(tx.hash()).toString("hex") })
         const session: Session = { sub: job.sessionSub, method: "sep10", jti: job.id, expiresAt: new Date(0) }
         const request = TransferRequest.make({
@@ -129,52 +141,85 @@ export const BatchWorkerLive = Layer.scopedDiscard(
           ...(planned.item.payoutId === undefined ? {} : { payoutId: planned.item.payoutId })
         })
         const exit = yield* transfers.submit(session, request, sources).pipe(Effect.exit)
+        if (Exit.isFailure(exit) && databaseUnavailable(exit.cause)) return yield* Effect.failCause(exit.cause)
         yield* jobs.record(job.id, describe(planned.i, innerHash, exit))
       })
+
+    const heartbeat = (id: string) =>
+      Effect.flatMap(now, (at) => jobs.lease(id, new Date(at.getTime() + leaseFor))).pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning("could not renew a batch-run lease", cause)),
+        Effect.schedule(Schedule.spaced(reconcileInterval)),
+        Effect.forever
+      )
+
+    const release = (id: string) =>
+      Effect.flatMap(now, (at) => jobs.release(id, at)).pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning("could not give a batch run back to the queue", cause))
+      )
 
     const work = (job: JobRow) =>
       Effect.gen(function*() {
         const done = new Set((yield* jobs.results(job.id)).map((r) => r.i))
         const sources = new Set(yield* orgs.memberAccounts(job.orgId))
         const groups = plan(job.items, networkPassphrase)
-        yield* Effect.forEach(groups, (group) => Effect.forEach(group, runItem(job, done, sources), { discard: true }), {
+        let skipped = false
+        const skip = () => void (skipped = true)
+        yield* Effect.forEach(groups, (group) => Effect.forEach(group, runItem(job, done, sources, skip), { discard: true }), {
           concurrency: accountsPerJob,
           discard: true
         })
+        if (skipped) return yield* release(job.id)
         yield* jobs.finish(job.id, yield* now, null)
         yield* Effect.logInfo("batch run finished").pipe(Effect.annotateLogs({ jobId: job.id, items: job.items.length }))
       }).pipe(
-        Effect.raceFirst(
-          Effect.flatMap(now, (at) => jobs.lease(job.id, new Date(at.getTime() + leaseFor))).pipe(
-            Effect.repeat(Schedule.spaced(reconcileInterval)),
-            Effect.zipRight(Effect.never)
-          )
+        Effect.raceFirst(heartbeat(job.id)),
+        Effect.onExit((exit) =>
+          Exit.isFailure(exit) && (Exit.isInterrupted(exit) || databaseUnavailable(exit.cause)) ? release(job.id) : Effect.void
         ),
+        Effect.catchAllCause((cause) =>
+          databaseUnavailable(cause)
+            ? Effect.logWarning("batch run stopped: database unavailable; it goes back to the queue")
+            : Effect.logError("batch run failed; it is taken up again once its lease lapses", cause)
+        ),
+        Effect.annotateLogs({ jobId: job.id }),
         Effect.withSpan("BatchWorker.work", { attributes: { jobId: job.id } })
       )
 
-    const slots = yield* Effect.makeSemaphore(jobsPerInstance)
+    const running = yield* FiberSet.make<void, never>()
+    let working = 0
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function*() {
+        if (!(yield* drain.draining)) return
+        yield* Effect.timeoutOption(Effect.interruptible(FiberSet.awaitEmpty(running)), yield* drain.remaining)
+      })
+    )
 
-    /** Claims and works jobs, a few at a time, until none is left to claim. */
-    const drain: Effect.Effect<void> = Effect.gen(function*() {
-      yield* slots.take(1)
-      const at = yield* now
-      const job = yield* jobs.claim(at, new Date(at.getTime() + leaseFor))
-      if (Option.isNone(job)) return yield* slots.release(1)
-      yield* Effect.fork(
-        work(job.value).pipe(
-          Effect.catchAllCause((cause) => Effect.logError("batch run failed", cause)),
-          Effect.ensuring(slots.release(1))
+    /** Claims jobs while a slot is free; each claimed job holds its slot until its fiber ends. */
+    const claimAll = Effect.gen(function*() {
+      while (working < jobsPerInstance && !(yield* drain.draining)) {
+        const at = yield* now
+        const job = yield* jobs.claim(at, new Date(at.getTime() + leaseFor))
+        if (Option.isNone(job)) return
+        working += 1
+        yield* FiberSet.run(
+          running,
+          work(job.value).pipe(Effect.ensuring(Effect.suspend(() => {
+            working -= 1
+            return Queue.offer(runs.wake, undefined)
+          })))
         )
-      )
-      yield* drain
+      }
     })
 
-    yield* Effect.race(Queue.take(runs.wake), Effect.sleep(reconcileInterval)).pipe(
-      Effect.zipRight(drain),
-      Effect.catchAllCause((cause) => Effect.logError("batch worker round failed", cause)),
-      Effect.forever,
-      Effect.forkScoped
-    )
+    const round = Effect.gen(function*() {
+      yield* Metric.set(batchQueueDepth, yield* jobs.waiting(yield* now))
+      yield* claimAll
+    })
+
+    yield* repeatRounds("batch worker", round, {
+      interval: reconcileInterval,
+      maxBackoff: workerMaxBackoff,
+      pause: Effect.race(Queue.take(runs.wake), Effect.sleep(reconcileInterval))
+    }).pipe(Effect.forkScoped)
   })
 )

@@ -70,6 +70,28 @@ export class JobRepo extends Effect.Service<JobRepo>()("Batches/JobRepo", {
         Effect.orDie
       )
 
-    return { create, find, results, claim, lease, record, finish } as const
+    /** Gives a job this instance stops working back to the queue at once, instead of when its lease lapses. */
+    const release = (id: string, now: Date) =>
+      sql`UPDATE batch_jobs SET lease_until = ${now} WHERE id = ${id} AND state = 'running'`.pipe(Effect.asVoid)
+
+    /** Jobs waiting to be worked: queued, or running under a lease that lapsed. */
+    const waiting = (now: Date) =>
+      sql<{ n: number }>`SELECT count(*)::int AS n FROM batch_jobs WHERE state <> 'done' AND lease_until < ${now}`.pipe(
+        Effect.map((rows) => rows[0]?.n ?? 0)
+      )
+
+    /** Deletes up to `limit` jobs finished before `before`, their results with them. */
+    const pruneFinished = (before: Date, limit: number) =>
+      sql<{ n: number }>`
+        WITH gone AS (
+          DELETE FROM batch_jobs WHERE id IN (
+            SELECT id FROM batch_jobs WHERE state = 'done' AND finished_at < ${before} LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+          RETURNING 1)
+        SELECT count(*)::int AS n FROM gone`.pipe(
+        Effect.map((rows) => rows[0]?.n ?? 0),
+        Effect.withSpan("JobRepo.pruneFinished")
+      )
+
+    return { create, find, results, claim, lease, release, record, finish, waiting, pruneFinished } as const
   })
 }) {}

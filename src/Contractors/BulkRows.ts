@@ -1,6 +1,7 @@
 import { Either, Schema } from "effect"
 import { Amount, ContractorName, Email } from "../Domain/Contractor.ts"
 import { StellarAddress } from "../Domain/Stellar.ts"
+import { textProblem } from "../Domain/Text.ts"
 
 export interface ValidRow {
   readonly row: number
@@ -30,6 +31,11 @@ const checkRow = (raw: unknown, row: number): Either.Either<ValidRow, RowError> 
   const fail = (reason: string) => Either.left({ row, reason })
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return fail("row must be an object")
   const r = raw as Record<string, unknown>
+  for (const field of ["name", "email", "address", "amount"] as const) {
+    const value = r[field]
+    const problem = typeof value === "string" ? textProblem(value) : undefined
+    if (problem !== undefined) return fail(`invalid ${field}: ${problem}`)
+  }
   const name = decodeName(r.name)
   if (Either.isLeft(name)) return fail("invalid name: must be 1 to 200 characters")
   const email = blank(r.email) ? Either.right(null) : decodeEmail(r.email)

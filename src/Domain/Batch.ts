@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { BatchId, ContractorId, PayoutId } from "./Ids.ts"
+import { StorableText } from "./Text.ts"
 import { SignedXdr } from "./Transfer.ts"
 
 export const BatchStatus = Schema.Literal("draft", "ready", "started", "completed")
@@ -34,7 +35,7 @@ export class Payout extends Schema.Class<Payout>("Payout")({
 export class CreateBatch extends Schema.Class<CreateBatch>("CreateBatch")({
   name: Schema.compose(
     Schema.Trim,
-    Schema.String.pipe(
+    StorableText.pipe(
       Schema.minLength(1, { message: () => "name must not be empty" }),
       Schema.maxLength(200, { message: () => "name must be at most 200 characters" })
     )

@@ -1,13 +1,14 @@
 import { Schema } from "effect"
 import { ContractorId } from "./Ids.ts"
 import { StellarAddress } from "./Stellar.ts"
+import { StorableText } from "./Text.ts"
 
 export const ContractorStatus = Schema.Literal("invited", "onboarding", "ready", "inactive")
 export type ContractorStatus = typeof ContractorStatus.Type
 
 export const ContractorName = Schema.compose(
   Schema.Trim,
-  Schema.String.pipe(
+  StorableText.pipe(
     Schema.minLength(1, { message: () => "name must not be empty" }),
     Schema.maxLength(200, { message: () => "name must be at most 200 characters" })
   )
@@ -16,7 +17,7 @@ export const ContractorName = Schema.compose(
 const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/
 export const Email = Schema.compose(
   Schema.Trim,
-  Schema.String.pipe(
+  StorableText.pipe(
     Schema.maxLength(254, { message: () => "email must be at most 254 characters" }),
     Schema.pattern(EMAIL, { message: () => "must be an email address" })
   )
@@ -114,7 +115,7 @@ export const ListContractorsParams = Schema.Struct({
   ),
   cursor: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
   status: Schema.optional(ContractorStatus),
-  q: Schema.optional(Schema.String.pipe(Schema.maxLength(200)))
+  q: Schema.optional(StorableText.pipe(Schema.maxLength(200)))
 })
 
 export class Invitation extends Schema.Class<Invitation>("Invitation")({

@@ -1,5 +1,6 @@
 import { Context, Schema } from "effect"
 import { ContractorId, OrgId } from "./Ids.ts"
+import { StorableText } from "./Text.ts"
 
 export const SignInMethod = Schema.Literal("sep10", "privy")
 export type SignInMethod = typeof SignInMethod.Type
@@ -44,7 +45,7 @@ export class Org extends Schema.Class<Org>("Org")({
 export class CreateOrg extends Schema.Class<CreateOrg>("CreateOrg")({
   name: Schema.compose(
     Schema.Trim,
-    Schema.String.pipe(
+    StorableText.pipe(
       Schema.minLength(1, { message: () => "name must not be empty" }),
       Schema.maxLength(200, { message: () => "name must be at most 200 characters" })
     )

@@ -9,11 +9,13 @@ import { Schema } from "effect"
 export const MAX_TRANSACTION_BYTES = 132_096
 export const MAX_SIGNED_XDR_CHARS = Math.ceil(MAX_TRANSACTION_BYTES / 3) * 4
 
+/** Base64 text (what a batch run stores until its worker decodes it): never NULs or lone surrogates. */
 export const SignedXdr = Schema.String.pipe(
   Schema.minLength(1, { message: () => "signedXDR must not be empty" }),
   Schema.maxLength(MAX_SIGNED_XDR_CHARS, {
     message: () => `signedXDR is larger than the network's largest transaction (${MAX_TRANSACTION_BYTES} bytes)`
-  })
+  }),
+  Schema.pattern(/^[A-Za-z0-9+/]+={0,2}$/, { message: () => "signedXDR is not a base64 transaction envelope" })
 )
 
 export class TransferRequest extends Schema.Class<TransferRequest>("TransferRequest")({

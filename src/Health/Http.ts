@@ -3,7 +3,8 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { Api } from "../Api.ts"
 import { RpcClient } from "../Stellar/RpcClient.ts"
-import { Health, ServiceUnavailable } from "./Api.ts"
+import { Health, Liveness, ServiceUnavailable } from "./Api.ts"
+import { Drain } from "./Drain.ts"
 
 const VERSION = "1.0.0"
 
@@ -18,12 +19,23 @@ export const HealthHttpLive = HttpApiBuilder.group(Api, "health", (handlers) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rpc = yield* RpcClient
-    return handlers.handle("health", () =>
-      Effect.gen(function*() {
-        const [db, rpcState] = yield* Effect.all([probe(sql`SELECT 1`), probe(rpc.getHealth)], { concurrency: 2 })
-        if (db === "unavailable") {
-          return yield* new ServiceUnavailable({ error: "database unavailable", version: VERSION, db, rpc: rpcState })
-        }
-        return new Health({ status: rpcState === "ok" ? "ok" : "degraded", version: VERSION, db, rpc: rpcState })
-      }))
+    const drain = yield* Drain
+    const rpcHealthy = rpc.getHealth.pipe(Effect.filterOrFail((health) => health.status === "healthy"))
+
+    const readiness = Effect.gen(function*() {
+      const [db, rpcState] = yield* Effect.all([probe(sql`SELECT 1`), probe(rpcHealthy)], { concurrency: 2 })
+      if (yield* drain.draining) {
+        return yield* new ServiceUnavailable({ error: "shutting down", status: "draining", version: VERSION, db, rpc: rpcState })
+      }
+      if (db === "unavailable" || rpcState === "unavailable") {
+        const error = db === "unavailable" ? "database unavailable" : "Stellar RPC unavailable"
+        return yield* new ServiceUnavailable({ error, status: "degraded", version: VERSION, db, rpc: rpcState })
+      }
+      return new Health({ status: "ok", version: VERSION, db, rpc: rpcState })
+    })
+
+    return handlers
+      .handle("health", () => readiness)
+      .handle("ready", () => readiness)
+      .handle("live", () => Effect.succeed(new Liveness({ status: "ok", version: VERSION })))
   }))

@@ -1,14 +1,26 @@
 import { Effect, Schema } from "effect"
 import { InvalidRequest } from "../Domain/Errors.ts"
 
-const CursorJson = Schema.parseJson(Schema.Tuple(Schema.Number, Schema.UUID))
+/** Creation times a row can have: from 1970 to the end of year 9999, which PostgreSQL's timestamptz holds too. */
+const MAX_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+
+const CursorTime = Schema.Number.pipe(Schema.int(), Schema.between(0, MAX_TIME))
+
+const CursorJson = Schema.parseJson(Schema.Tuple(CursorTime, Schema.UUID))
+
+const decodeJson = Schema.decodeUnknown(CursorJson)
+
+const BASE64URL = /^[A-Za-z0-9_-]{1,200}$/
 
 /** Opaque keyset cursor: the last row's creation time and id. */
 export const encodeCursor = (row: { readonly createdAt: Date; readonly id: string }) =>
   Buffer.from(JSON.stringify([row.createdAt.getTime(), row.id])).toString("base64url")
 
+/** Every part is checked (alphabet, JSON shape, a time PostgreSQL can compare, a UUID): a bad cursor is 400. */
 export const decodeCursor = (cursor: string) =>
-  Schema.decodeUnknown(CursorJson)(Buffer.from(cursor, "base64url").toString()).pipe(
+  Effect.suspend((): Effect.Effect<readonly [number, string], unknown> =>
+    BASE64URL.test(cursor) ? decodeJson(Buffer.from(cursor, "base64url").toString()) : Effect.fail("not base64url")
+  ).pipe(
     Effect.map(([ms, id]) => ({ createdAt: new Date(ms), id })),
     Effect.mapError(() => new InvalidRequest({ error: "invalid cursor" }))
   )

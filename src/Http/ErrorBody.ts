@@ -1,5 +1,4 @@
-import { Headers, type HttpApp, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import { Headers, HttpServerResponse } from "@effect/platform"
 
 const REASONS: Record<number, string> = {
   400: "bad request",
@@ -7,9 +6,11 @@ const REASONS: Record<number, string> = {
   403: "forbidden",
   404: "not found",
   405: "method not allowed",
+  408: "request timeout",
   413: "request body too large",
   415: "unsupported media type",
   429: "too many requests",
+  431: "request header fields too large",
   500: "internal server error",
   501: "not implemented",
   502: "upstream unavailable",
@@ -21,6 +22,14 @@ export const reasonFor = (status: number) => REASONS[status] ?? (status >= 500 ?
 
 export const errorResponse = (status: number, error: string = reasonFor(status)) =>
   HttpServerResponse.unsafeJson({ error }, { status })
+
+/** Seconds a client should wait before retrying while the database is unreachable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5
+
+export const databaseUnavailable = () =>
+  errorResponse(503, "database unavailable").pipe(
+    HttpServerResponse.setHeader("retry-after", String(DATABASE_RETRY_AFTER_SECONDS))
+  )
 
 interface DecodeIssue {
   readonly path?: ReadonlyArray<unknown>
@@ -48,13 +57,23 @@ const describeDecodeFailure = (body: { issues?: unknown; message?: unknown }): s
 
 /**
  * Every non-2xx answer leaves as `{error: string}`: framework answers with empty bodies (unknown routes,
- * defects) and decode failures are rewritten here; our own errors already have that shape.
+ * defects) and decode failures are rewritten here; our own errors already have that shape. A 500 also names the
+ * request id, the key to its logged cause.
  */
-export const normalizeErrorBody: HttpApp.PreResponseHandler = (_request, response) => {
-  if (response.status < 400) return Effect.succeed(response)
-  const body = parseBody(response) as { error?: unknown; issues?: unknown; message?: unknown } | undefined
-  if (body !== undefined && body !== null && typeof body.error === "string") return Effect.succeed(response)
-  const error = (body !== undefined && body !== null ? describeDecodeFailure(body) : undefined) ?? reasonFor(response.status)
+export const normalizeErrorBody = (
+  response: HttpServerResponse.HttpServerResponse,
+  requestId: string
+): HttpServerResponse.HttpServerResponse => {
+  if (response.status < 400) return response
+  const parsed = parseBody(response)
+  const body = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+    ? parsed as { error?: unknown; issues?: unknown; message?: unknown }
+    : undefined
+  const withId = response.status === 500
+  if (typeof body?.error === "string" && (!withId || "requestId" in body)) return response
+  const json = typeof body?.error === "string"
+    ? { ...body, requestId }
+    : { error: (body === undefined ? undefined : describeDecodeFailure(body)) ?? reasonFor(response.status), ...(withId ? { requestId } : {}) }
   const headers = Headers.remove(response.headers, ["content-type", "content-length"])
-  return Effect.succeed(HttpServerResponse.unsafeJson({ error }, { status: response.status, headers }))
+  return HttpServerResponse.unsafeJson(json, { status: response.status, headers })
 }

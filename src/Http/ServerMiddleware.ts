@@ -1,119 +1,118 @@
-import { HttpApp, HttpMethod, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Effect, Either } from "effect"
+import { Headers, HttpApp, HttpMethod, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Cause, Effect, Either, Option } from "effect"
 import { MAX_BODY_BYTES } from "../Domain/Batch.ts"
+import { recordAnswer } from "./AccessLog.ts"
+import { withBody } from "./BufferedRequest.ts"
+import { endWhenClientLeaves } from "./ClientGone.ts"
+import { logDefect, realDefects } from "./Defects.ts"
 import { errorResponse, normalizeErrorBody } from "./ErrorBody.ts"
-
+import { isJsonMediaType, parseJsonBody } from "./JsonBody.ts"
+import { readBounded } from "./ReadBody.ts"
+import { requestIdOf } from "./RequestId.ts"
+import { findUrlTextIssue, matchRoute, originForm, type RouteMatch, splitTarget, UNMATCHED } from "./RequestTarget.ts"
+import { withSecurityHeaders } from "./SecurityHeaders.ts"
 
 /** SEP-10's token step may be posted as a form, as stock wallets do. */
 const FORM_ROUTES = new Set(["/auth"])
 
-/** Paths are logged without secrets (invite tokens) and without query strings. */
-export const loggablePath = (url: string) =>
-  url.split("?")[0]!.replace(/^\/invites\/[^/]+/, "/invites/:token").replace(/^\/orgs\/join\/[^/]+/, "/orgs/join/:token")
-
-const isJson = (contentType: string) => /^application\/([a-z0-9.+-]+\+)?json\b/.test(contentType)
-
-type BodyRead =
-  | { readonly _tag: "Body"; readonly text: string }
-  | { readonly _tag: "TooLarge" }
-  | { readonly _tag: "Failed" }
-
-/**
- * Reads at most MAX_BODY_BYTES; past that it stops keeping data and lets the rest drain, so that the 413
- * still reaches the client (the platform's own limit destroys the socket instead).
- */
-const readBounded = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.async<BodyRead>((resume) => {
-    const incoming = NodeHttpServerRequest.toIncomingMessage(request)
-    const chunks: Array<Buffer> = []
-    let size = 0
-    const detach = () => {
-      incoming.off("data", onData)
-      incoming.off("end", onEnd)
-      incoming.off("error", onError)
-    }
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= MAX_BODY_BYTES) return chunks.push(chunk)
-      detach()
-      incoming.resume()
-      resume(Effect.succeed({ _tag: "TooLarge" }))
-    }
-    const onEnd = () => {
-      detach()
-      resume(Effect.succeed({ _tag: "Body", text: Buffer.concat(chunks).toString("utf8") }))
-    }
-    const onError = () => {
-      detach()
-      resume(Effect.succeed({ _tag: "Failed" }))
-    }
-    incoming.on("data", onData)
-    incoming.on("end", onEnd)
-    incoming.on("error", onError)
-    return Effect.sync(detach)
-  })
-
-/** The request as handlers see it: its body already read, so every body accessor reuses that text. */
-const withBody = (request: HttpServerRequest.HttpServerRequest, text: string): HttpServerRequest.HttpServerRequest =>
-  Object.create(request, { text: { value: Effect.succeed(text) } })
-
 const BATCH_RUN_ROUTE = "/batch"
 
 /** Over the limit: 413, saying what fits (on a batch run, how to split it). */
-const tooLarge = (path: string) =>
+const tooLarge = (route: string) =>
   errorResponse(
     413,
-    path === BATCH_RUN_ROUTE
-      ? `request body over ${MAX_BODY_BYTES / 1024} KiB: a batch run holds 6 real confidential transfers ` +
-        "(about 32 KB each); split the transfers into several jobs (the typed client's runPayroll does)"
+    route === BATCH_RUN_ROUTE
+      ? `request body over ${MAX_BODY_BYTES / 1024} KiB: a batch run holds about 10 real confidential transfers ` +
+        "(16–20 KB each); split the transfers into several jobs (the typed client's runPayroll does)"
       : `request body over ${MAX_BODY_BYTES / 1024} KiB`
   ).pipe(HttpServerResponse.setHeader("connection", "close"))
 
+const badRequest = (error: string) => errorResponse(400, error)
+
 /**
- * Bodies are limited before they are buffered (from Content-Length, and while reading chunked ones),
- * must be JSON (or a form on SEP-10's token step), and must parse.
+ * Bodies are limited before they are buffered (from Content-Length, and while reading chunked ones), must be JSON
+ * (any JSON media type; a form on SEP-10's token step), must parse, nest at most 64 deep and hold only text the
+ * database can store. Handlers get the body read here through every accessor, with a JSON media type presented as
+ * `application/json` so that the framework parses it.
  */
-const checkBody = (request: HttpServerRequest.HttpServerRequest) =>
+const checkBody = (request: HttpServerRequest.HttpServerRequest, route: string) =>
   Effect.gen(function*() {
-    if (!HttpMethod.hasBody(request.method)) return Either.right(request)
-    const path = request.url.split("?")[0]!
     const length = request.headers["content-length"]
-    if (length !== undefined && Number(length) > MAX_BODY_BYTES) return Either.left(tooLarge(path))
+    if (length !== undefined && Number(length) > MAX_BODY_BYTES) return Either.left(tooLarge(route))
     const contentType = (request.headers["content-type"] ?? "").toLowerCase().trim()
-    const form = contentType.startsWith("application/x-www-form-urlencoded") && FORM_ROUTES.has(path)
-    if (contentType !== "" && !isJson(contentType) && !form) {
+    const form = contentType.startsWith("application/x-www-form-urlencoded") && FORM_ROUTES.has(route)
+    if (contentType !== "" && !isJsonMediaType(contentType) && !form) {
       return Either.left(errorResponse(415, "request bodies must be application/json"))
     }
-    const body = yield* readBounded(request)
-    if (body._tag === "TooLarge") return Either.left(tooLarge(path))
-    if (body._tag === "Failed") return Either.left(errorResponse(400, "could not read the request body"))
-    if (!form && body.text.length > 0) {
-      try {
-        JSON.parse(body.text)
-      } catch {
-        return Either.left(errorResponse(400, "malformed JSON body"))
-      }
+    const body = yield* readBounded(request, MAX_BODY_BYTES)
+    switch (body._tag) {
+      case "TooLarge":
+        return Either.left(tooLarge(route))
+      case "Failed":
+        return Either.left(badRequest("could not read the request body"))
+      case "TimedOut":
+        return Either.left(errorResponse(408, "the request body did not arrive in time").pipe(
+          HttpServerResponse.setHeader("connection", "close")
+        ))
     }
-    return Either.right(withBody(request, body.text))
+    if (form) {
+      const issue = findUrlTextIssue({ route, segments: [] }, body.text)
+      if (issue !== undefined) return Either.left(badRequest(`invalid request: ${issue.field}: ${issue.problem}`))
+      return Either.right(withBody(request, { text: body.text, json: Option.none() }))
+    }
+    const parsed = parseJsonBody(body.text)
+    if (Either.isLeft(parsed)) return Either.left(badRequest(parsed.left))
+    const asJson = request.modify({ headers: Headers.set(request.headers, "content-type", "application/json") })
+    return Either.right(withBody(asJson, { text: body.text, json: Option.some(parsed.right) }))
   })
 
-const accessLog = (request: HttpServerRequest.HttpServerRequest, status: number, started: number) =>
-  Effect.logInfo("http").pipe(
-    Effect.annotateLogs({ method: request.method, path: loggablePath(request.url), status, ms: Date.now() - started })
-  )
+/** Everything checked before the app runs; a Left is answered at once. */
+const checkRequest = (request: HttpServerRequest.HttpServerRequest, target: string | undefined, match: RouteMatch) =>
+  Effect.gen(function*() {
+    if (target === undefined) return Either.left(badRequest("the request target must be a path"))
+    const issue = findUrlTextIssue(match, splitTarget(target).query)
+    if (issue !== undefined) return Either.left(badRequest(`invalid request: ${issue.field}: ${issue.problem}`))
+    const routed = target === request.url ? request : request.modify({ url: target })
+    if (!HttpMethod.hasBody(request.method)) return Either.right(routed)
+    return yield* checkBody(routed, match.route)
+  })
 
+/**
+ * Around every request: a request id on its log lines and its answer; the absolute form of a target routed as its
+ * path; bodies and URLs checked (above); every answer, the app's or ours, given `{error}` bodies, security headers,
+ * one access-log line and its metrics. A defect the app did not answer is logged here once.
+ */
 export const serverMiddleware = (app: HttpApp.Default): HttpApp.Default =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
+    const requestId = requestIdOf(request.headers)
     const started = Date.now()
-    yield* HttpApp.appendPreResponseHandler((req, response) =>
-      normalizeErrorBody(req, response).pipe(Effect.tap((final) => accessLog(req, final.status, started)))
-    )
-    const checked = yield* checkBody(request)
-    if (Either.isLeft(checked)) {
-      yield* accessLog(request, checked.left.status, started)
-      return checked.left
-    }
-    return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, checked.right)
+    const target = originForm(request.url)
+    const match: RouteMatch = target === undefined ? { route: UNMATCHED, segments: [] } : matchRoute(splitTarget(target).path)
+    const authenticated = request.headers["authorization"] !== undefined
+    let answered: HttpServerResponse.HttpServerResponse | undefined
+
+    const answer = (response: HttpServerResponse.HttpServerResponse) =>
+      Effect.gen(function*() {
+        const final = withSecurityHeaders(normalizeErrorBody(response, requestId), { requestId, authenticated })
+        answered = final
+        yield* recordAnswer({ method: request.method, route: match.route, status: final.status, started })
+        return final
+      })
+
+    const run = Effect.gen(function*() {
+      yield* endWhenClientLeaves(request)
+      yield* HttpApp.appendPreResponseHandler((_request, response) => answer(response))
+      const checked = yield* checkRequest(request, target, match)
+      if (Either.isLeft(checked)) return yield* answer(checked.left)
+      return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, checked.right).pipe(
+        Effect.catchAllCause((cause) => {
+          // The app has answered (a bare 500 for a defect nothing caught); what is left is to say why, once.
+          const unexplained = realDefects(cause).length > 0 || ((answered?.status ?? 500) >= 500 && Cause.failures(cause).length > 0)
+          const logged = unexplained ? logDefect(cause) : Effect.void
+          return answered === undefined ? Effect.zipRight(logged, Effect.failCause(cause)) : Effect.as(logged, answered)
+        })
+      )
+    })
+    return yield* Effect.annotateLogs(run, "requestId", requestId)
   })

@@ -1,4 +1,4 @@
-import { Metric, MetricBoundaries } from "effect"
+import { Clock, Effect, Exit, Metric, MetricBoundaries } from "effect"
 
 /**
  * Every metric the service exports (`GET /metrics`, Prometheus text), defined once so each feature only records.
@@ -27,3 +27,20 @@ export const batchQueueDepth = Metric.gauge("batch_jobs_queued", { description: 
 
 /** Reconciler rounds, tagged `result` (ok, failed). */
 export const reconcilerRounds = Metric.counter("reconciler_rounds_total", { description: "reconciler rounds", incremental: true })
+
+/** Counts one Stellar RPC call by method and result and records its latency; an interrupted call is not counted. */
+export const trackRpcCall = (method: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(Clock.currentTimeNanos, (start) =>
+    Effect.onExit(self, (exit) =>
+      Exit.isInterrupted(exit) ? Effect.void : Effect.flatMap(Clock.currentTimeNanos, (end) =>
+        Effect.all([
+          Metric.increment(Metric.tagged(Metric.tagged(rpcCalls, "method", method), "result", Exit.isSuccess(exit) ? "ok" : "error")),
+          Metric.update(Metric.tagged(rpcDuration, "method", method), Number(end - start) / 1e9)
+        ], { discard: true }))))
+
+/** A transfer reached a final state: SUCCESS, FAILED, REJECTED or EXPIRED. */
+export const countTransferOutcome = (outcome: string) => Metric.increment(Metric.tagged(transferOutcomes, "outcome", outcome))
+
+/** The sponsor refused to pay, by the rule that refused. */
+export const countSponsorRefusal = (refusal: { readonly rule: string }) =>
+  Metric.increment(Metric.tagged(sponsorRefusals, "rule", refusal.rule))

@@ -12,6 +12,11 @@ export class EmbeddedDatabaseError extends Data.TaggedError("EmbeddedDatabaseErr
 /**
  * Starts PGlite with its data under `dataDir` and serves it on a loopback port, so that the ordinary
  * PostgreSQL wire client runs unchanged against it. Stopped when the scope closes.
+ *
+ * The pool holds one connection (PGlite is one session), but the socket server admits two: it frees a broken
+ * connection's slot only on a later tick, so with one slot the pool's immediate reconnect would be turned away
+ * ("Too many connections") and a request would fail for nothing. A transaction a broken connection left open is
+ * rolled back by the socket server.
  */
 export const startEmbedded = (dataDir: string) =>
   Effect.acquireRelease(
@@ -20,7 +25,7 @@ export const startEmbedded = (dataDir: string) =>
         const dir = Path.resolve(dataDir, "pg")
         await mkdir(dir, { recursive: true })
         const db = await PGlite.create(dir)
-        const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 1 })
+        const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 2 })
         await server.start()
         const [, port] = server.getServerConn().split(":")
         return { db, server, port: Number(port) }

@@ -1,7 +1,55 @@
 import type { SqlError } from "@effect/sql/SqlError"
+import { Predicate } from "effect"
+
+const sqlState = (cause: unknown): string | undefined => {
+  const code = typeof cause === "object" && cause !== null ? (cause as { code?: unknown }).code : undefined
+  // Classes are 00–58, F0, HV, P0 and XX; a Node error code (EPIPE) is not one.
+  return typeof code === "string" && /^[0-9FHPX][0-9A-Z]{4}$/.test(code) ? code : undefined
+}
 
 /** PostgreSQL's unique_violation, whichever constraint raised it. */
-export const isUniqueViolation = (error: SqlError): boolean => {
-  const cause = error.cause as { code?: unknown } | undefined
-  return typeof cause === "object" && cause !== null && cause.code === "23505"
+export const isUniqueViolation = (error: SqlError): boolean => sqlState(error.cause) === "23505"
+
+/** Socket-level failures: the server cannot be reached, or the connection broke. */
+const SOCKET_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN"
+])
+
+/** What node-postgres and its pool say when a connection dies or cannot be made. */
+const CONNECTION_MESSAGE = /connection terminated|timeout exceeded when trying to connect|connection timed out|not queryable|no client returned|server closed the connection/i
+
+/**
+ * Server states that mean "the database is unavailable", not "this query is wrong": class 08 (connection exception),
+ * 57P01–57P03 (administrator or crash shutdown, cannot connect now), 53300 (too many connections).
+ */
+const isUnavailableState = (state: string) =>
+  state.startsWith("08") || state === "57P01" || state === "57P02" || state === "57P03" || state === "53300"
+
+const isSocketFailure = (cause: unknown, depth = 0): boolean => {
+  if (typeof cause !== "object" || cause === null || depth > 3) return false
+  const { code, message, errors } = cause as { code?: unknown; message?: unknown; errors?: unknown }
+  if (typeof code === "string" && SOCKET_CODES.has(code)) return true
+  if (typeof message === "string" && CONNECTION_MESSAGE.test(message)) return true
+  // Node reports a refused multi-address connect as an AggregateError of the per-address errors.
+  return Array.isArray(errors) && errors.some((inner) => isSocketFailure(inner, depth + 1))
+}
+
+/**
+ * A connection-class SqlError: the database is down or unreachable, so the request may succeed later (503), as
+ * opposed to a query the server refused (a bug, 500). With a SQLSTATE the server answered, and only the
+ * states above count; without one the cause must be a socket or connection failure.
+ */
+export const isConnectionError = (error: unknown): boolean => {
+  if (!Predicate.isTagged(error, "SqlError")) return false
+  const cause = (error as SqlError).cause
+  const state = sqlState(cause)
+  return state !== undefined ? isUnavailableState(state) : isSocketFailure(cause)
 }

@@ -1,6 +1,7 @@
 import { Contract, type FeeBumpTransaction, Keypair, rpc, StrKey, type Transaction, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
 import { Data, Duration, Effect, Option } from "effect"
 import { StellarConfig } from "../Config.ts"
+import { trackRpcCall } from "../Observability/Metrics.ts"
 
 export class RpcError extends Data.TaggedError("RpcError")<{
   readonly method: string
@@ -40,6 +41,7 @@ export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", 
           duration: config.rpcTimeout,
           onTimeout: () => new RpcError({ method, message: "timed out" })
         }),
+        trackRpcCall(method),
         Effect.withSpan(`RpcClient.${method}`)
       )
 

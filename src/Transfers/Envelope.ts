@@ -10,7 +10,12 @@ export const MAX_VALIDITY_SECONDS = 600
 const invalid = (error: string) => Either.left(new InvalidRequest({ error }))
 const refuse = (rule: string, error: string) => Either.left(new SponsorRefused({ rule, error }))
 
-/** A base64 v1 transaction envelope for this network, with at most (and at least) one operation. */
+/**
+ * A base64 v1 transaction envelope for this network, with at most (and at least) one operation. Every SDK call
+ * that reads it runs here, under one catch: the SDK throws on envelopes the XDR allows but it cannot represent
+ * (a `revokeSponsorship` of a contract-data, contract-code, TTL or config-setting key; an asset code of NULs;
+ * nesting too deep to recurse into), and such an envelope is a bad request, never a defect.
+ */
 export const decodeInner = (signedXDR: string, networkPassphrase: string): Either.Either<Transaction, InvalidRequest> => {
   let envelope: xdr.TransactionEnvelope
   try {
@@ -20,19 +25,30 @@ export const decodeInner = (signedXDR: string, networkPassphrase: string): Eithe
   }
   if (envelope.type === "envelopeTypeTxFeeBump") return invalid("fee-bump envelopes are not accepted: send the inner transaction")
   if (envelope.type !== "envelopeTypeTx") return invalid("signedXDR must be a v1 transaction envelope")
-  const tx = new Transaction(envelope, networkPassphrase)
+  let tx: Transaction
+  try {
+    tx = new Transaction(envelope, networkPassphrase)
+    tx.hash()
+  } catch {
+    return invalid("signedXDR holds a transaction the service cannot read")
+  }
   if (tx.operations.length !== 1) return invalid("the transaction must have exactly one operation")
   return Either.right(tx)
 }
 
 /** Ed25519 through node:crypto: an order of magnitude faster than the SDK's JavaScript implementation. */
-const verifyEd25519 = (publicKey: Uint8Array, data: Uint8Array, signature: Uint8Array) =>
-  cryptoVerify(
-    null,
-    data,
-    createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(publicKey).toString("base64url") }, format: "jwk" }),
-    signature
-  )
+const verifyEd25519 = (publicKey: Uint8Array, data: Uint8Array, signature: Uint8Array) => {
+  try {
+    return cryptoVerify(
+      null,
+      data,
+      createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(publicKey).toString("base64url") }, format: "jwk" }),
+      signature
+    )
+  } catch {
+    return false
+  }
+}
 
 /** Keys whose valid signature over this network's hash the envelope carries. */
 export const validSigners = (tx: Transaction, candidates: ReadonlyArray<string>): ReadonlyArray<string> => {
@@ -122,7 +138,16 @@ const checkAuth = (op: HostOperation, call: xdr.InvokeContractArgs, from: string
  * The sponsor's rules, each refusal naming its rule: what is called, with which arguments and authorizations, on
  * which contract, for what fee, until when.
  */
-export const checkPolicy = (tx: Transaction, policy: Policy, nowSeconds: number): Either.Either<TransferCall, SponsorRefused> =>
+export const checkPolicy = (tx: Transaction, policy: Policy, nowSeconds: number): Either.Either<TransferCall, SponsorRefused> => {
+  try {
+    return policyOf(tx, policy, nowSeconds)
+  } catch {
+    // The SDK could not read a part of the call (an address kind it does not know, nesting too deep to compare).
+    return refuse("operation", "the operation could not be read")
+  }
+}
+
+const policyOf = (tx: Transaction, policy: Policy, nowSeconds: number): Either.Either<TransferCall, SponsorRefused> =>
   Either.gen(function*() {
     const op = tx.operations[0]!
     if (op.type !== "invokeHostFunction") return yield* refuse("operation", "only an invokeHostFunction operation is sponsored")

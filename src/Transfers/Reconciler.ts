@@ -1,22 +1,34 @@
 import { FeeBumpTransaction } from "@stellar/stellar-sdk"
-import { Clock, Duration, Effect, Layer, Schedule } from "effect"
-import { StellarConfig, SubmissionConfig } from "../Config.ts"
+import { Clock, Duration, Effect, Layer, Metric } from "effect"
+import { OperationsConfig, StellarConfig, SubmissionConfig } from "../Config.ts"
+import { Drain } from "../Health/Drain.ts"
+import { reconcilerRounds } from "../Observability/Metrics.ts"
+import { repeatRounds } from "../Sql/Rounds.ts"
 import { Network } from "./Network.ts"
 import { Settle } from "./Settle.ts"
 import { type Submission, SubmissionRepo } from "./SubmissionRepo.ts"
 
 /**
  * Settles submissions nobody is driving: in flight when an instance stopped, or past a 504. Runs at start-up and
- * then every RECONCILE_INTERVAL in every instance; leases keep two instances off the same submission.
+ * then every RECONCILE_INTERVAL in every instance; leases keep two instances off the same submission. A failed round
+ * (the database down) is retried after a bounded backoff; a draining instance takes no new submissions.
  */
 export const ReconcilerLive = Layer.scopedDiscard(
   Effect.gen(function*() {
     const { pollMargin, reconcileInterval } = yield* SubmissionConfig
+    const { workerMaxBackoff } = yield* OperationsConfig
     const { networkPassphrase } = yield* StellarConfig
     const repo = yield* SubmissionRepo
     const network = yield* Network
     const settle = yield* Settle
+    const drain = yield* Drain
     const leaseFor = Duration.toMillis(Duration.times(reconcileInterval, 3))
+
+    /** Gives the submission back at once, so the next round (here or in another instance) can take it. */
+    const release = (row: Submission) =>
+      Effect.flatMap(Clock.currentTimeMillis, (ms) => repo.lease(row.innerHash, new Date(ms))).pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning("could not release a submission lease", cause))
+      )
 
     /**
      * Final, or provably gone (the ledger closed past its maxTime without it), settles it; a transaction never
@@ -34,18 +46,20 @@ export const ReconcilerLive = Layer.scopedDiscard(
       }).pipe(
         Effect.catchTag("RpcError", (e) => Effect.logWarning("reconciler could not reach Stellar RPC", e.message)),
         Effect.annotateLogs({ hash: row.outerHash, source: row.source }),
-        Effect.ensuring(Effect.flatMap(Clock.currentTimeMillis, (ms) => repo.lease(row.innerHash, new Date(ms))))
+        Effect.ensuring(release(row))
       )
 
     const round = Effect.gen(function*() {
+      if (yield* drain.draining) return
       const now = yield* Clock.currentTimeMillis
       const rows = yield* repo.claimStale(new Date(now), new Date(now + leaseFor), 50)
       yield* Effect.forEach(rows, reconcile, { concurrency: 8, discard: true })
-    }).pipe(
-      Effect.catchAllCause((cause) => Effect.logError("reconciler round failed", cause)),
-      Effect.withSpan("Reconciler.round")
-    )
+    }).pipe(Effect.withSpan("Reconciler.round"))
 
-    yield* round.pipe(Effect.repeat(Schedule.spaced(reconcileInterval)), Effect.forkScoped)
+    yield* repeatRounds("reconciler", round, {
+      interval: reconcileInterval,
+      maxBackoff: workerMaxBackoff,
+      onRound: (ok) => Metric.increment(Metric.tagged(reconcilerRounds, "result", ok ? "ok" : "failed"))
+    }).pipe(Effect.forkScoped)
   })
 )

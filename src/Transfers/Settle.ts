@@ -1,6 +1,7 @@
 import { Clock, Effect, Match } from "effect"
 import { PayoutLink } from "../Batches/PayoutLink.ts"
-import { TransferRejected, TransferResult, TransferTimeout } from "../Domain/Transfer.ts"
+import { outcomeOf, TransferRejected, TransferResult, TransferTimeout } from "../Domain/Transfer.ts"
+import { countTransferOutcome } from "../Observability/Metrics.ts"
 import type { PollOutcome, SendOutcome } from "./Network.ts"
 import { IN_FLIGHT, type Submission, SubmissionRepo } from "./SubmissionRepo.ts"
 
@@ -32,7 +33,8 @@ export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
         return true
       })
       // A lone state change needs no transaction of its own; one with follow-up writes does.
-      return alone ? Effect.catchTag(work, "SqlError", Effect.die) : repo.atomically(work)
+      const moved = alone ? Effect.catchTag(work, "SqlError", Effect.die) : repo.atomically(work)
+      return Effect.tap(moved, (done) => (done ? countTransferOutcome(outcomeOf(to)) : Effect.void))
     }
 
     const log = (row: Submission, message: string) =>

@@ -116,6 +116,48 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
           FOR UPDATE SKIP LOCKED)
         RETURNING ${columns}`.pipe(Effect.orDie, Effect.withSpan("SubmissionRepo.claimStale"))
 
-    return { create, find, transition, releaseQuota, lease, claimStale, atomically } as const
+    const counted = (rows: ReadonlyArray<{ readonly n: number }>) => rows[0]?.n ?? 0
+
+    /** Deletes up to `limit` quota reservations made before `before` (outside the quota window, so spent). */
+    const pruneQuota = (before: Date, limit: number) =>
+      sql<{ n: number }>`
+        WITH gone AS (
+          DELETE FROM sponsor_quota WHERE inner_hash IN (
+            SELECT inner_hash FROM sponsor_quota WHERE reserved_at < ${before} LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+          RETURNING 1)
+        SELECT count(*)::int AS n FROM gone`.pipe(Effect.map(counted), Effect.withSpan("SubmissionRepo.pruneQuota"))
+
+    /** Deletes up to `limit` faucet grants made before `before` (outside the one-grant window, so spent). */
+    const pruneFaucetGrants = (before: Date, limit: number) =>
+      sql<{ n: number }>`
+        WITH gone AS (
+          DELETE FROM faucet_grants WHERE ctid IN (
+            SELECT ctid FROM faucet_grants WHERE granted_at < ${before} LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+          RETURNING 1)
+        SELECT count(*)::int AS n FROM gone`.pipe(Effect.map(counted), Effect.withSpan("SubmissionRepo.pruneFaucetGrants"))
+
+    /** Deletes up to `limit` submissions that reached a final state before `before`. */
+    const pruneFinal = (before: Date, limit: number) =>
+      sql<{ n: number }>`
+        WITH gone AS (
+          DELETE FROM submissions WHERE inner_hash IN (
+            SELECT inner_hash FROM submissions
+            WHERE state IN ('success', 'failed', 'rejected', 'expired') AND updated_at < ${before}
+            LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+          RETURNING 1)
+        SELECT count(*)::int AS n FROM gone`.pipe(Effect.map(counted), Effect.withSpan("SubmissionRepo.pruneFinal"))
+
+    return {
+      create,
+      find,
+      transition,
+      releaseQuota,
+      lease,
+      claimStale,
+      atomically,
+      pruneQuota,
+      pruneFaucetGrants,
+      pruneFinal
+    } as const
   })
 }) {}

@@ -8,6 +8,7 @@ import { Conflict, InvalidRequest, NotImplemented, notFound, UpstreamUnavailable
 import type { OrgId } from "../Domain/Ids.ts"
 import type { Session } from "../Domain/Session.ts"
 import { outcomeOf, SponsorRefused, type TransferRequest, TransferStatus } from "../Domain/Transfer.ts"
+import { countSponsorRefusal } from "../Observability/Metrics.ts"
 import { RpcClient } from "../Stellar/RpcClient.ts"
 import { checkPolicy, checkSources, decodeInner, validSigners } from "./Envelope.ts"
 import { followSchedule, Network, PollOutcome } from "./Network.ts"
@@ -46,11 +47,22 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
         })
       })
 
-    /** Holds the lease while this request drives the submission, so the reconciler leaves it alone. */
+    /**
+     * Holds the lease while this request drives the submission, so the reconciler leaves it alone. A renewal that
+     * fails (the database down) is tried again on the next beat; a lease that lapsed meanwhile only lets the
+     * reconciler follow the transaction too, which never sends it twice.
+     */
     const heartbeat = (innerHash: string) =>
       Effect.flatMap(now, (at) => repo.lease(innerHash, new Date(at.getTime() + Duration.toMillis(leaseFor)))).pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning("could not renew a submission lease", cause)),
         Effect.schedule(Schedule.spaced(reconcileInterval)),
-        Effect.catchAllCause((cause) => Effect.logWarning("could not renew a submission lease", cause))
+        Effect.forever
+      )
+
+    /** Hands the submission to the reconciler at once, whatever the outcome here (interrupted included). */
+    const releaseLease = (innerHash: string) =>
+      Effect.flatMap(now, (at) => repo.lease(innerHash, at)).pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning("could not release a submission lease", cause))
       )
 
     const drive = (row: Submission, tx: FeeBumpTransaction, deadline: Date) =>
@@ -68,8 +80,8 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
           yield* settle.afterPoll(row, outcome)
         }
       }).pipe(
-        Effect.raceFirst(heartbeat(row.innerHash).pipe(Effect.zipRight(Effect.never))),
-        Effect.ensuring(Effect.flatMap(now, (at) => repo.lease(row.innerHash, at)))
+        Effect.raceFirst(heartbeat(row.innerHash)),
+        Effect.ensuring(releaseLease(row.innerHash))
       )
 
     /** Another request or instance has this transaction: wait for its outcome instead of sending it again. */
@@ -101,8 +113,10 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
       yield* checkSources(tx, sources)
       const orgId = yield* account.employerOrg(session)
       const at = yield* now
-      const call = yield* checkPolicy(tx, sponsor.policy, Math.floor(at.getTime() / 1000))
-      if (request.payoutId !== undefined) yield* payouts.check(orgId, request.payoutId, call.to)
+      const call = yield* checkPolicy(tx, sponsor.policy, Math.floor(at.getTime() / 1000)).pipe(Effect.tapError(countSponsorRefusal))
+      if (request.payoutId !== undefined) {
+        yield* payouts.check(orgId, request.payoutId, call.to).pipe(Effect.tapErrorTag("SponsorRefused", countSponsorRefusal))
+      }
       const fee = sponsor.feeBump(tx)
       return yield* execute({
         inner: tx,
@@ -166,7 +180,11 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
           return yield* new Conflict({ error: "this transaction was submitted by another organization" })
         }
         return yield* answerFor(final)
-      }).pipe(Effect.scoped, Effect.withSpan("Transfers.execute"))
+      }).pipe(
+        Effect.tapError((error) => (error instanceof SponsorRefused ? countSponsorRefusal(error) : Effect.void)),
+        Effect.scoped,
+        Effect.withSpan("Transfers.execute")
+      )
 
     /** Visible to whoever submitted it (the faucet's caller included) and to the submitting organization. */
     const status = Effect.fn("Transfers.status")(function*(session: Session, hash: string) {

@@ -6,6 +6,7 @@ import { ConfigProvider, Context, Effect, ExecutionStrategy, Exit, Layer, Logger
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import { appOn, instanceOn } from "../../src/App.ts"
+import { answerMalformedRequests } from "../../src/Http/ClientErrors.ts"
 import { DatabaseLive } from "../../src/Sql/Migrations.ts"
 import { LoopbackRpc } from "./LoopbackRpc.ts"
 import { ShiftedClock } from "./ShiftedClock.ts"
@@ -109,6 +110,7 @@ export const TestAppLive = (
       const startInstance = Effect.gen(function*() {
         const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
         const node = createServer()
+        answerMalformedRequests(node)
         const http = NodeHttpServer.layer(() => node, { host: "127.0.0.1", port: instances++ === 0 ? port : 0 })
         const app = shared === undefined ? appOn(http) : Layer.fresh(instanceOn(http)).pipe(Layer.provide(Layer.succeedContext(shared)))
         const server = app.pipe(Layer.provide(environment))

@@ -1,0 +1,112 @@
+import { HttpApi } from "@effect/platform"
+import { Api } from "../Api.ts"
+import { type TextIssue, textProblem } from "../Domain/Text.ts"
+
+/** `scheme://authority` at the start of an absolute-form request target (RFC 9112 §3.2.2). */
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i
+
+/**
+ * The origin form (`/path?query`) of a request target: an absolute-form target (`http://host/path`, as sent to
+ * proxies) is routed exactly as its path would be. `undefined` for anything else (`*`, authority form).
+ */
+export const originForm = (target: string): string | undefined => {
+  if (target.startsWith("/")) return target
+  const authority = ABSOLUTE_FORM.exec(target)
+  if (authority === null) return undefined
+  const rest = target.slice(authority[0].length)
+  return rest.startsWith("/") ? rest : `/${rest}`
+}
+
+export const splitTarget = (target: string) => {
+  const q = target.indexOf("?")
+  return q === -1 ? { path: target, query: "" } : { path: target.slice(0, q), query: target.slice(q + 1) }
+}
+
+/** Served beside the Api's endpoints (App.ts): the OpenAPI document, the docs page and the metrics. */
+const EXTRA_ROUTES = ["/openapi.json", "/docs", "/metrics"]
+
+const collectPaths = () => {
+  const paths = new Set<string>(EXTRA_ROUTES)
+  HttpApi.reflect(Api, { onGroup: () => undefined, onEndpoint: ({ endpoint }) => void paths.add(endpoint.path) })
+  return [...paths]
+}
+
+interface Template {
+  readonly path: string
+  readonly segments: ReadonlyArray<string>
+  /** The label in metrics and logs: secrets and ids replaced by `:token`, `:hash`, `:id`. */
+  readonly label: string
+}
+
+const labelOf = (segment: string) =>
+  !segment.startsWith(":") ? segment : /token/i.test(segment) ? ":token" : /hash/i.test(segment) ? ":hash" : ":id"
+
+const params = (segments: ReadonlyArray<string>) => segments.filter((s) => s.startsWith(":")).length
+
+/** Fewer parameters first, so that a static segment wins over a parameter as in the router (`/contractors/bulk`). */
+const TEMPLATES: ReadonlyArray<Template> = collectPaths()
+  .map((path) => {
+    const segments = path.split("/").slice(1)
+    return { path, segments, label: `/${segments.map(labelOf).join("/")}` }
+  })
+  .sort((a, b) => params(a.segments) - params(b.segments))
+
+const decode = (segment: string) => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
+export interface RouteMatch {
+  /** The route label (`/invites/:token/accept`), or `unmatched`: never a raw path, which may carry a secret. */
+  readonly route: string
+  /** Decoded path segments, with the name of the parameter each one fills when the route is known. */
+  readonly segments: ReadonlyArray<{ readonly name: string | undefined; readonly value: string }>
+}
+
+export const UNMATCHED = "unmatched"
+
+/** The router's own limit (find-my-way's `maxParamLength`): a longer parameter matches no route. */
+const MAX_PARAM_LENGTH = 100
+
+/**
+ * Which route template a path falls under, whatever the method (the label is the same for every method). Matched as
+ * the platform's router matches: duplicate and trailing slashes ignored, static segments in any case.
+ */
+export const matchRoute = (path: string): RouteMatch => {
+  const collapsed = path.replace(/\/{2,}/g, "/")
+  const trimmed = collapsed.length > 1 && collapsed.endsWith("/") ? collapsed.slice(0, -1) : collapsed
+  const segments = trimmed.split("/").slice(1).map(decode)
+  for (const template of TEMPLATES) {
+    if (template.segments.length !== segments.length) continue
+    const fits = template.segments.every((t, i) => {
+      const segment = segments[i]!
+      return t.startsWith(":") ? segment.length > 0 && segment.length <= MAX_PARAM_LENGTH : t.toLowerCase() === segment.toLowerCase()
+    })
+    if (fits) {
+      return {
+        route: template.label,
+        segments: segments.map((value, i) => {
+          const t = template.segments[i]!
+          return { name: t.startsWith(":") ? t.slice(1) : undefined, value }
+        })
+      }
+    }
+  }
+  return { route: UNMATCHED, segments: segments.map((value) => ({ name: undefined, value })) }
+}
+
+/** Path parameters and query parameters are text the service may store or search: the same rules as bodies. */
+export const findUrlTextIssue = (match: RouteMatch, query: string): TextIssue | undefined => {
+  for (const { name, value } of match.segments) {
+    const problem = textProblem(value)
+    if (problem !== undefined) return { field: name ?? "path", problem }
+  }
+  for (const [key, value] of new URLSearchParams(query)) {
+    const problem = textProblem(key) ?? textProblem(value)
+    if (problem !== undefined) return { field: textProblem(key) === undefined ? key : "query", problem }
+  }
+  return undefined
+}

@@ -1,0 +1,79 @@
+import { Clock, Duration, Effect, Layer } from "effect"
+import type { SqlError } from "@effect/sql/SqlError"
+import { ChallengeRepo } from "../Auth/ChallengeRepo.ts"
+import { JobRepo } from "../Batches/JobRepo.ts"
+import { OperationsConfig, SponsorConfig } from "../Config.ts"
+import { Drain } from "../Health/Drain.ts"
+import { SubmissionRepo } from "../Transfers/SubmissionRepo.ts"
+import { repeatRounds } from "./Rounds.ts"
+
+/** The faucet's rule: one grant per address per 24 hours (src/Funding/Funding.ts). */
+const FAUCET_GRANT_WINDOW = Duration.hours(24)
+
+/** At most this many batches per table and round, so one round stays short even with a large backlog. */
+const MAX_BATCHES = 20
+
+export interface Pruned {
+  readonly challenges: number
+  readonly quota: number
+  readonly faucetGrants: number
+  readonly jobs: number
+  readonly submissions: number
+}
+
+/**
+ * Deletes what no rule reads any more: expired SEP-10 challenges, quota reservations and faucet grants outside
+ * their windows, batch-run jobs (with their results) finished more than RETENTION ago, and submissions final for
+ * more than RETENTION (and the quota window, which counts them). Small batches with SKIP LOCKED: short
+ * transactions, and any number of instances prune side by side without waiting on each other.
+ */
+export class Housekeeping extends Effect.Service<Housekeeping>()("Sql/Housekeeping", {
+  effect: Effect.gen(function*() {
+    const challenges = yield* ChallengeRepo
+    const submissions = yield* SubmissionRepo
+    const jobs = yield* JobRepo
+    const { retention } = yield* OperationsConfig
+    const { quotaWindow } = yield* SponsorConfig
+
+    const inBatches = (limit: number, prune: (limit: number) => Effect.Effect<number, SqlError>) =>
+      Effect.gen(function*() {
+        let total = 0
+        for (let batch = 0; batch < MAX_BATCHES; batch++) {
+          const n = yield* prune(limit)
+          total += n
+          if (n < limit) break
+        }
+        return total
+      })
+
+    const round = Effect.fn("Housekeeping.round")(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const ago = (duration: Duration.Duration) => new Date(now - Duration.toMillis(duration))
+      const pruned: Pruned = {
+        challenges: yield* inBatches(500, (limit) => challenges.pruneExpired(new Date(now), limit)),
+        quota: yield* inBatches(500, (limit) => submissions.pruneQuota(ago(quotaWindow), limit)),
+        faucetGrants: yield* inBatches(500, (limit) => submissions.pruneFaucetGrants(ago(FAUCET_GRANT_WINDOW), limit)),
+        jobs: yield* inBatches(20, (limit) => jobs.pruneFinished(ago(retention), limit)),
+        submissions: yield* inBatches(100, (limit) => submissions.pruneFinal(ago(Duration.max(retention, quotaWindow)), limit))
+      }
+      if (Object.values(pruned).some((n) => n > 0)) yield* Effect.logInfo("housekeeping pruned rows").pipe(Effect.annotateLogs({ ...pruned }))
+      return pruned
+    })
+
+    return { round } as const
+  }),
+  dependencies: [ChallengeRepo.Default, SubmissionRepo.Default, JobRepo.Default]
+}) {}
+
+/** Every instance prunes at start-up and then every HOUSEKEEPING_INTERVAL; not while draining. */
+export const HousekeepingLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const housekeeping = yield* Housekeeping
+    const drain = yield* Drain
+    const { housekeepingInterval, workerMaxBackoff } = yield* OperationsConfig
+    yield* repeatRounds("housekeeping", Effect.asVoid(Effect.unlessEffect(housekeeping.round(), drain.draining)), {
+      interval: housekeepingInterval,
+      maxBackoff: Duration.min(housekeepingInterval, workerMaxBackoff)
+    }).pipe(Effect.forkScoped)
+  })
+).pipe(Layer.provide(Housekeeping.Default))

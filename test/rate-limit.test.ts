@@ -1,0 +1,100 @@
+import { expect, layer } from "@effect/vitest"
+import { Keypair } from "@stellar/stellar-sdk"
+import { Effect } from "effect"
+import { call, type Reply } from "./support/Client.ts"
+import { TestApp, type TestAppShape, TestAppLive } from "./support/TestApp.ts"
+
+/** One sign-in attempt (a SEP-10 challenge), optionally through a proxy that says who the client is. */
+const attempt = (app: TestAppShape, forwardedFor?: string) =>
+  call(app, "GET", `/auth/sep10/challenge?account=${Keypair.random().publicKey()}`, {
+    headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor }
+  })
+
+const statuses = (replies: ReadonlyArray<Reply>) => replies.map((reply) => reply.status)
+
+const expectLimited = (reply: Reply, windowSeconds: number) => {
+  expect(reply.status).toBe(429)
+  expect(reply.body.error).toMatch(/too many sign-in attempts/)
+  const retryAfter = Number(reply.headers.get("retry-after"))
+  expect(Number.isInteger(retryAfter)).toBe(true)
+  expect(retryAfter).toBeGreaterThanOrEqual(1)
+  expect(retryAfter).toBeLessThanOrEqual(windowSeconds)
+}
+
+layer(TestAppLive({ AUTH_RATE_LIMIT: "4", AUTH_RATE_WINDOW: "1 minute" }))("one limit for every instance", (it) => {
+  it.effect("attempts on two instances count against one limit; 429 carries Retry-After", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const second = yield* app.startInstance
+      const other = { ...app, url: second.url }
+      const replies: Array<Reply> = []
+      for (const target of [app, other, app, other]) replies.push(yield* attempt(target))
+      expect(statuses(replies)).toEqual([200, 200, 200, 200])
+      expectLimited(yield* attempt(other), 60)
+      expectLimited(yield* attempt(app), 60)
+      // Every sign-in route shares the limit; other routes do not count.
+      expect((yield* call(other, "POST", "/auth/privy", { json: { token: "x" } })).status).toBe(429)
+      expect((yield* call(app, "GET", "/health/live")).status).toBe(200)
+      expect((yield* call(app, "GET", "/health/live")).headers.get("retry-after")).toBeNull()
+      yield* second.stop
+    }))
+})
+
+layer(TestAppLive({ AUTH_RATE_LIMIT: "2", AUTH_RATE_WINDOW: "1 minute", TRUSTED_PROXIES: "127.0.0.1, 10.0.0.0/8" }))(
+  "behind trusted proxies",
+  (it) => {
+    it.effect("the client is the rightmost address no trusted proxy vouches for", () =>
+      Effect.gen(function*() {
+        const app = yield* TestApp
+        expect(statuses([yield* attempt(app, "203.0.113.5"), yield* attempt(app, "203.0.113.5")])).toEqual([200, 200])
+        expectLimited(yield* attempt(app, "203.0.113.5"), 60)
+        // Whatever the client writes to the left is ignored; trusted hops on the right are skipped.
+        expectLimited(yield* attempt(app, "198.51.100.77, 203.0.113.5"), 60)
+        expectLimited(yield* attempt(app, "203.0.113.5, 10.1.2.3"), 60)
+        expectLimited(yield* attempt(app, "::ffff:203.0.113.5"), 60)
+        // Another client has its own count, and so does the proxy itself (no header).
+        expect(statuses([yield* attempt(app, "203.0.113.6, 10.9.9.9"), yield* attempt(app, "203.0.113.6")])).toEqual([200, 200])
+        expectLimited(yield* attempt(app, "203.0.113.6"), 60)
+        expect((yield* attempt(app)).status).toBe(200)
+      }))
+
+    it.effect("IPv6 clients are counted by address, whatever its spelling", () =>
+      Effect.gen(function*() {
+        const app = yield* TestApp
+        expect(statuses([yield* attempt(app, "2001:db8::1"), yield* attempt(app, "[2001:DB8:0:0::1]:4711")])).toEqual([200, 200])
+        expectLimited(yield* attempt(app, "2001:0db8::0001"), 60)
+        expect((yield* attempt(app, "2001:db8::2")).status).toBe(200)
+      }))
+  }
+)
+
+layer(TestAppLive({ AUTH_RATE_LIMIT: "2", AUTH_RATE_WINDOW: "1 minute", TRUSTED_PROXIES: "10.0.0.0/8" }))(
+  "from an untrusted peer",
+  (it) => {
+    it.effect("a forged X-Forwarded-For buys no fresh attempts", () =>
+      Effect.gen(function*() {
+        const app = yield* TestApp
+        const replies = [
+          yield* attempt(app, "203.0.113.10"),
+          yield* attempt(app, "203.0.113.11"),
+          yield* attempt(app, "203.0.113.12")
+        ]
+        expect(statuses(replies)).toEqual([200, 200, 429])
+        expectLimited(yield* attempt(app), 60)
+      }))
+  }
+)
+
+layer(TestAppLive({ AUTH_RATE_LIMIT: "2", AUTH_RATE_WINDOW: "2 seconds" }))("the window", (it) => {
+  it.effect("resets once it has passed", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      expect(statuses([yield* attempt(app), yield* attempt(app)])).toEqual([200, 200])
+      const limited = yield* attempt(app)
+      expectLimited(limited, 2)
+      const wait = Number(limited.headers.get("retry-after")) * 1000
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, wait)))
+      expect(statuses([yield* attempt(app), yield* attempt(app)])).toEqual([200, 200])
+      expectLimited(yield* attempt(app), 2)
+    }))
+})
