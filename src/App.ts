@@ -1,5 +1,5 @@
-import { HttpApiBuilder, HttpApiSwagger } from "@effect/platform"
-import { Layer } from "effect"
+import { FetchHttpClient, HttpApiBuilder, HttpApiSwagger } from "@effect/platform"
+import { type ConfigError, Layer } from "effect"
 import { Api } from "./Api.ts"
 import { Account } from "./Auth/Account.ts"
 import { OperationalKeys } from "./Auth/Keys.ts"
@@ -8,16 +8,26 @@ import { AccountHttpLive } from "./Auth/AccountHttp.ts"
 import { AuthHttpLive } from "./Auth/Http.ts"
 import { Privy } from "./Auth/Privy.ts"
 import { AuthenticationLive, SignInRateLimitLive } from "./Auth/SecurityLive.ts"
+import { ChallengeRepo } from "./Auth/ChallengeRepo.ts"
+import { RateLimiter } from "./Auth/RateLimiter.ts"
 import { Sep10 } from "./Auth/Sep10.ts"
+import { SessionVerifier } from "./Auth/SessionVerifier.ts"
 import { BatchRuns, BatchWorkerLive } from "./Batches/BatchRuns.ts"
 import { Batches } from "./Batches/Batches.ts"
 import { JobRepo } from "./Batches/JobRepo.ts"
 import { ContractorPayouts } from "./Batches/ContractorPayouts.ts"
 import { BatchesHttpLive, BatchRunsHttpLive, ContractorPortalHttpLive } from "./Batches/Http.ts"
+import { BatchRepo } from "./Batches/BatchRepo.ts"
+import { PayoutLink } from "./Batches/PayoutLink.ts"
+import { ContractorInvites } from "./Contractors/ContractorInvites.ts"
+import { ContractorRepo } from "./Contractors/ContractorRepo.ts"
 import { Contractors } from "./Contractors/Contractors.ts"
+import { Registrations } from "./Contractors/Directory.ts"
+import { InviteRepo } from "./Contractors/InviteRepo.ts"
 import { ContractorsHttpLive } from "./Contractors/Http.ts"
 import { FriendbotBootstrapLive } from "./Funding/Bootstrap.ts"
 import { Funding } from "./Funding/Funding.ts"
+import { FaucetRepo } from "./Funding/FaucetRepo.ts"
 import { FundingHttpLive } from "./Funding/Http.ts"
 import { Drain, trackRequests } from "./Health/Drain.ts"
 import { HealthHttpLive } from "./Health/Http.ts"
@@ -35,7 +45,9 @@ import { Transfers } from "./Transfers/Transfers.ts"
 import { Network } from "./Transfers/Network.ts"
 import { Settle } from "./Transfers/Settle.ts"
 import { SubmissionRepo } from "./Transfers/SubmissionRepo.ts"
+import { ConfidentialToken } from "./Stellar/ConfidentialToken.ts"
 import { RpcClient } from "./Stellar/RpcClient.ts"
+import { Sponsor } from "./Transfers/Sponsor.ts"
 import { AuditorHttpLive, WithdrawalsHttpLive } from "./Withdrawals/Http.ts"
 
 const HandlersLive = Layer.mergeAll(
@@ -52,24 +64,68 @@ const HandlersLive = Layer.mergeAll(
   AuditorHttpLive
 )
 
-const ServicesLive = Layer.mergeAll(
-  RpcClient.Default,
-  Sep10.Default,
-  Privy.Default,
-  Account.Default,
-  Contractors.Default,
-  Transfers.Default,
-  Batches.Default,
-  BatchRuns.Default,
-  ContractorPayouts.Default,
-  Funding.Default,
-  FriendbotBootstrapLive.pipe(Layer.provide(OperationalKeys.Default)),
-  BatchWorkerLive.pipe(Layer.provide([BatchRuns.Default, Transfers.Default, JobRepo.Default, OrgRepo.Default])),
-  ReconcilerLive.pipe(Layer.provide([Network.Default, Settle.Default, SubmissionRepo.Default])),
-  AuthenticationLive,
-  SignInRateLimitLive,
-  HousekeepingLive
-).pipe(Layer.provideMerge(Drain.Default))
+/** What reaches outside the process: the operational keys and Stellar (RPC and friendbot). */
+export const ExternalLive = Layer.mergeAll(
+  OperationalKeys.Default,
+  RpcClient.DefaultWithoutDependencies.pipe(Layer.provide(FetchHttpClient.layer))
+)
+
+/** The keys and the Stellar client the services run on: a test may put its own in. */
+export type External = Layer.Layer<OperationalKeys | RpcClient, ConfigError.ConfigError>
+
+/**
+ * Every service, each built once from its `DefaultWithoutDependencies` and given what it needs here, in layers from
+ * the repositories up to the background workers; `external` supplies the keys and the Stellar RPC client.
+ */
+export const servicesOn = (external: External) => {
+  const Tables = Layer.mergeAll(
+    ChallengeRepo.Default,
+    OrgRepo.Default,
+    ContractorRepo.Default,
+    InviteRepo.Default,
+    JobRepo.Default,
+    BatchRepo.Default,
+    FaucetRepo.Default,
+    RateLimiter.Default,
+    Drain.Default
+  )
+  const Records = Layer.mergeAll(
+    SubmissionRepo.DefaultWithoutDependencies,
+    PayoutLink.DefaultWithoutDependencies,
+    ContractorPayouts.DefaultWithoutDependencies,
+    Batches.DefaultWithoutDependencies,
+    ContractorInvites.DefaultWithoutDependencies,
+    SessionVerifier.DefaultWithoutDependencies,
+    Sponsor.DefaultWithoutDependencies,
+    Network.DefaultWithoutDependencies,
+    ConfidentialToken.DefaultWithoutDependencies
+  )
+  const Rules = Layer.mergeAll(
+    Settle.DefaultWithoutDependencies,
+    Sep10.DefaultWithoutDependencies,
+    Privy.DefaultWithoutDependencies,
+    Registrations.DefaultWithoutDependencies
+  )
+  const Accounts = Layer.mergeAll(Account.DefaultWithoutDependencies, Contractors.DefaultWithoutDependencies)
+  const Submissions = Layer.mergeAll(Transfers.DefaultWithoutDependencies, BatchRuns.DefaultWithoutDependencies)
+  const Edge = Layer.mergeAll(
+    Funding.DefaultWithoutDependencies,
+    FriendbotBootstrapLive,
+    BatchWorkerLive,
+    ReconcilerLive,
+    AuthenticationLive,
+    SignInRateLimitLive,
+    HousekeepingLive
+  )
+  return Edge.pipe(
+    Layer.provideMerge(Submissions),
+    Layer.provideMerge(Accounts),
+    Layer.provideMerge(Rules),
+    Layer.provideMerge(Records),
+    Layer.provideMerge(Tables),
+    Layer.provideMerge(external)
+  )
+}
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive))
 
@@ -77,7 +133,7 @@ export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive))
  * One service instance on `server` and whatever database is provided. The server layer is built last, after every
  * service and route: its socket opens only once the app can answer, so no early request waits unanswered.
  */
-export const instanceOn = <ROut, E, RIn>(server: Layer.Layer<ROut, E, RIn>) =>
+export const instanceOn = <ROut, E, RIn>(server: Layer.Layer<ROut, E, RIn>, external: External = ExternalLive) =>
   HttpApiBuilder.serve((app) => trackRequests(serverMiddleware(app))).pipe(
     Layer.provideMerge(server),
     Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
@@ -86,7 +142,7 @@ export const instanceOn = <ROut, E, RIn>(server: Layer.Layer<ROut, E, RIn>) =>
     Layer.provide(CorsLive),
     Layer.provide(DefectsLive),
     Layer.provide(ApiLive),
-    Layer.provide(ServicesLive),
+    Layer.provide(servicesOn(external)),
     Layer.provide(Layer.merge(LoggingLive, TracingLive))
   )
 
@@ -94,5 +150,5 @@ export const instanceOn = <ROut, E, RIn>(server: Layer.Layer<ROut, E, RIn>) =>
  * The whole service on `server`: routes, OpenAPI at /openapi.json, docs at /docs, every service, and the migrated
  * database underneath (built first).
  */
-export const appOn = <ROut, E, RIn>(server: Layer.Layer<ROut, E, RIn>) =>
-  instanceOn(server).pipe(Layer.provide(DatabaseLive), Layer.provide(LoggingLive))
+export const appOn = <ROut, E, RIn>(server: Layer.Layer<ROut, E, RIn>, external: External = ExternalLive) =>
+  instanceOn(server, external).pipe(Layer.provide(DatabaseLive), Layer.provide(LoggingLive))

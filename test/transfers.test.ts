@@ -86,6 +86,22 @@ layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_
         expect(viaMuxed.status).toBe(403)
       }))
 
+    it.effect("the source is checked before the signature: a foreign envelope with no valid signature is 403", () =>
+      Effect.gen(function*() {
+        const app = yield* TestApp
+        const { token } = yield* walletEmployer(app)
+        const other = Keypair.random()
+        app.rpc.setAccount({ id: other.publicKey() })
+        const unsigned = innerTransfer(app, other, { signer: Keypair.random() })
+        const res = yield* postTransfer(app, token, unsigned)
+        expect(res.status).toBe(403)
+        expect(res.body.error).toContain("source account must be the signed-in account")
+        // Not even an RPC outage (the signature check would read the account's signers) turns it into a 502.
+        app.rpc.setFault({ kind: "http500" })
+        expect((yield* postTransfer(app, token, unsigned)).status).toBe(403)
+        app.rpc.setFault(null)
+      }))
+
     it.effect("the sponsor's policy refuses with 422 naming the rule", () =>
       Effect.gen(function*() {
         const app = yield* TestApp

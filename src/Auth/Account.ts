@@ -1,13 +1,14 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, DateTime, Effect, Option } from "effect"
+import { Array, Clock, DateTime, Effect, Option } from "effect"
 import { ContractorRepo } from "../Contractors/ContractorRepo.ts"
 import { hashToken, INVITE_TTL_MS, newInviteToken } from "./InviteToken.ts"
-import { registeredColumns, Registrations, toContractor } from "../Contractors/Directory.ts"
+import { registeredColumns, Registrations } from "../Contractors/Directory.ts"
 import { ContractorInvites } from "../Contractors/ContractorInvites.ts"
 import { InviteRepo } from "../Contractors/InviteRepo.ts"
+import { Contractor } from "../Domain/Contractor.ts"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.ts"
 import type { OrgId } from "../Domain/Ids.ts"
-import { CurrentSession, Me, Org, OrgInvitation, type Session } from "../Domain/Session.ts"
+import { CurrentSession, Me, OrgInvitation, type Session } from "../Domain/Session.ts"
 import { OrgRepo } from "./OrgRepo.ts"
 
 const inviteGone = new NotFound({ error: "invite not found, already used or expired" })
@@ -62,15 +63,11 @@ export class Account extends Effect.Service<Account>()("Auth/Account", {
         method: session.method,
         roles,
         needsOnboarding: roles.length === 0 && Option.isNone(invite),
-        ...Option.match(membership, {
-          onNone: () => ({}),
-          onSome: (m) => ({ employer: { orgId: m.orgId, orgName: m.orgName } })
-        }),
-        ...(linked[0] === undefined ? {} : { contractor: { id: linked[0].id, name: linked[0].name } }),
-        ...Option.match(invite, {
-          onNone: () => ({}),
-          onSome: (i) => ({ invite: { company: i.company, role: "contractor" as const, token: i.token } })
-        })
+        employer: Option.getOrUndefined(Option.map(membership, (m) => ({ orgId: m.orgId, orgName: m.orgName }))),
+        contractor: Option.getOrUndefined(Option.map(Array.head(linked), (c) => ({ id: c.id, name: c.name }))),
+        invite: Option.getOrUndefined(
+          Option.map(invite, (i) => ({ company: i.company, role: "contractor" as const, token: i.token }))
+        )
       })
     })
 
@@ -78,7 +75,7 @@ export class Account extends Effect.Service<Account>()("Auth/Account", {
       const org = yield* orgs.create(name, session.sub).pipe(
         Effect.catchTag("AlreadyMember", () => Effect.fail(new Conflict({ error: "you already belong to an organization" })))
       )
-      return new Org({ id: org.id, name: org.name, createdAt: DateTime.unsafeMake(org.createdAt) })
+      return org
     })
 
     const acceptInvite = Effect.fn("Account.acceptInvite")(function*(
@@ -96,7 +93,7 @@ export class Account extends Effect.Service<Account>()("Auth/Account", {
       if (current.status !== "invited") {
         return yield* new Conflict({ error: `this contractor is ${current.status} and cannot accept an invite` })
       }
-      const address = current.address ?? (session.method === "sep10" ? session.sub : null)
+      const address = Option.getOrElse(current.address, () => session.method === "sep10" ? session.sub : null)
       const registered = yield* registrations.lookup(address)
       const updated = yield* Effect.gen(function*() {
         const claimed = yield* invites.claim(hash, session.sub, yield* now)
@@ -104,25 +101,25 @@ export class Account extends Effect.Service<Account>()("Auth/Account", {
         const row = yield* contractors.update(orgId, contractorId, {
           userSub: session.sub,
           address,
-          pvk: pvk ?? current.pvk,
+          pvk: pvk ?? Option.getOrNull(current.pvk),
           ...registeredColumns(registered),
           status: registrations.statusFor(registered, true)
-        }, "invited").pipe(
+        }, yield* now, "invited").pipe(
           Effect.catchTag("DuplicateContractor", () =>
             Effect.fail(new Conflict({ error: "this wallet is already another contractor of the organization" })))
         )
         if (Option.isNone(row)) return yield* new Conflict({ error: "the contractor changed meanwhile; retry" })
         return row.value
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
-      return toContractor(updated)
+      return Contractor.fromRecord(updated)
     })
 
     const inviteEmployer = Effect.fn("Account.inviteEmployer")(function*(session: Session) {
       const orgId = yield* employerOrg(session)
       const token = newInviteToken()
-      const expiresAt = new Date((yield* now).getTime() + INVITE_TTL_MS)
-      yield* orgs.invite(orgId, hashToken(token), session.sub, expiresAt)
-      return new OrgInvitation({ token, expiresAt: DateTime.unsafeMake(expiresAt) })
+      const expiresAt = DateTime.add(yield* DateTime.now, { millis: INVITE_TTL_MS })
+      yield* orgs.invite(orgId, hashToken(token), session.sub, DateTime.toDate(expiresAt))
+      return new OrgInvitation({ token, expiresAt })
     })
 
     const joinOrg = Effect.fn("Account.joinOrg")(function*(session: Session, token: string) {
@@ -130,7 +127,7 @@ export class Account extends Effect.Service<Account>()("Auth/Account", {
         Effect.catchTag("AlreadyMember", () => Effect.fail(new Conflict({ error: "you already belong to an organization" })))
       )
       if (Option.isNone(joined)) return yield* inviteGone
-      return new Org({ id: joined.value.id, name: joined.value.name, createdAt: DateTime.unsafeMake(joined.value.createdAt) })
+      return joined.value
     })
 
     return { me, createOrg, acceptInvite, employerOrg, asEmployer, inviteEmployer, joinOrg } as const

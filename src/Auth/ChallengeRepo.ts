@@ -1,5 +1,8 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import { deleteSome } from "../Sql/DeleteSome.ts"
+
+const Consumed = Schema.Struct({ nonce: Schema.String })
 
 /** Issued SEP-10 nonces; a nonce is consumed at most once, across every service instance. */
 export class ChallengeRepo extends Effect.Service<ChallengeRepo>()("Auth/ChallengeRepo", {
@@ -15,26 +18,23 @@ export class ChallengeRepo extends Effect.Service<ChallengeRepo>()("Auth/Challen
 
     /** True when this call consumed a live challenge; false when it was unknown, used or expired. */
     const consume = (nonce: string, account: string, now: Date) =>
-      sql<{ nonce: string }>`
-        DELETE FROM sep10_challenges
-        WHERE nonce = ${nonce} AND account = ${account} AND expires_at > ${now}
-        RETURNING nonce`.pipe(
-        Effect.map((rows) => rows.length === 1),
+      SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: Consumed,
+        execute: () =>
+          sql`
+            DELETE FROM sep10_challenges
+            WHERE nonce = ${nonce} AND account = ${account} AND expires_at > ${now}
+            RETURNING nonce`
+      })(undefined).pipe(
+        Effect.map(Option.isSome),
         Effect.orDie,
         Effect.withSpan("ChallengeRepo.consume")
       )
 
     /** Deletes up to `limit` challenges that expired before `now` (used ones are deleted when consumed). */
     const pruneExpired = (now: Date, limit: number) =>
-      sql<{ n: number }>`
-        WITH gone AS (
-          DELETE FROM sep10_challenges WHERE nonce IN (
-            SELECT nonce FROM sep10_challenges WHERE expires_at < ${now} LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-          RETURNING 1)
-        SELECT count(*)::int AS n FROM gone`.pipe(
-        Effect.map((rows) => rows[0]?.n ?? 0),
-        Effect.withSpan("ChallengeRepo.pruneExpired")
-      )
+      deleteSome(sql, { table: "sep10_challenges", key: "nonce", where: sql`expires_at < ${now}`, limit }).pipe(Effect.withSpan("ChallengeRepo.pruneExpired"))
 
     return { store, consume, pruneExpired } as const
   })

@@ -1,46 +1,55 @@
-import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Data, Effect, Option, Schema } from "effect"
+import type { ParseError } from "effect/ParseResult"
 import { randomUUID } from "node:crypto"
-import type { OrgId } from "../Domain/Ids.ts"
+import { OrgId } from "../Domain/Ids.ts"
+import { Membership, type Org, OrgFromRow } from "../Domain/Session.ts"
 import { isUniqueViolation } from "../Sql/Errors.ts"
 
-export interface Membership {
-  readonly orgId: OrgId
-  readonly orgName: string
-  readonly role: "owner" | "member"
-}
+export type { Membership } from "../Domain/Session.ts"
 
-export class AlreadyMember {
-  readonly _tag = "AlreadyMember"
-}
+export class AlreadyMember extends Data.TaggedError("AlreadyMember") {}
+
+const Claimed = Schema.Struct({ orgId: OrgId })
+const Member = Schema.Struct({ userSub: Schema.String })
 
 /** Organizations and who belongs to them; a user belongs to at most one. */
 export class OrgRepo extends Effect.Service<OrgRepo>()("Auth/OrgRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
+    const uniqueAsAlreadyMember = <A, R>(effect: Effect.Effect<A, SqlError | ParseError, R>) =>
+      Effect.catchTags(effect, {
+        SqlError: (e) => isUniqueViolation(e) ? Effect.fail(new AlreadyMember()) : Effect.die(e),
+        ParseError: Effect.die
+      })
+
     const membership = (sub: string) =>
-      sql<Membership>`
-        SELECT m.org_id, o.name AS org_name, m.role
-        FROM org_members m JOIN orgs o ON o.id = m.org_id
-        WHERE m.user_sub = ${sub}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0])),
-        Effect.orDie,
-        Effect.withSpan("OrgRepo.membership")
-      )
+      SqlSchema.findOne({
+        Request: Schema.String,
+        Result: Membership,
+        execute: (sub) =>
+          sql`
+            SELECT m.org_id, o.name AS org_name, m.role
+            FROM org_members m JOIN orgs o ON o.id = m.org_id
+            WHERE m.user_sub = ${sub}`
+      })(sub).pipe(Effect.orDie, Effect.withSpan("OrgRepo.membership"))
+
+    const addMember = (orgId: OrgId, userSub: string, role: Membership["role"]) =>
+      sql`INSERT INTO org_members ${sql.insert({ orgId, userSub, role })}`
 
     const create = (name: string, sub: string) =>
       Effect.gen(function*() {
         const id = randomUUID()
-        const [org] = yield* sql<{ id: OrgId; name: string; createdAt: Date }>`
-          INSERT INTO orgs ${sql.insert({ id, name, createdBy: sub })} RETURNING id, name, created_at`
-        yield* sql`INSERT INTO org_members ${sql.insert({ orgId: id, userSub: sub, role: "owner" })}`
-        return org!
-      }).pipe(
-        sql.withTransaction,
-        Effect.catchTag("SqlError", (e) => isUniqueViolation(e) ? Effect.fail(new AlreadyMember()) : Effect.die(e)),
-        Effect.withSpan("OrgRepo.create")
-      )
+        const org = yield* SqlSchema.single({
+          Request: Schema.Void,
+          Result: OrgFromRow,
+          execute: () => sql`INSERT INTO orgs ${sql.insert({ id, name, createdBy: sub })} RETURNING id, name, created_at`
+        })(undefined).pipe(Effect.catchTag("NoSuchElementException", Effect.die))
+        yield* addMember(org.id, sub, "owner")
+        return org
+      }).pipe(sql.withTransaction, uniqueAsAlreadyMember, Effect.withSpan("OrgRepo.create"))
 
     const invite = (orgId: OrgId, tokenHash: Buffer, createdBy: string, expiresAt: Date) =>
       sql`INSERT INTO org_invites ${sql.insert({ id: randomUUID(), orgId, tokenHash, createdBy, expiresAt })}`.pipe(
@@ -52,27 +61,31 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Auth/OrgRepo", {
     /** Claims an open invite and makes `sub` a member; none when the invite is unknown, used or expired. */
     const join = (tokenHash: Buffer, sub: string, now: Date) =>
       Effect.gen(function*() {
-        const claimed = yield* sql<{ orgId: OrgId }>`
-          UPDATE org_invites SET accepted_at = ${now}, accepted_by = ${sub}
-          WHERE token_hash = ${tokenHash} AND accepted_at IS NULL AND expires_at > ${now}
-          RETURNING org_id`
-        const row = claimed[0]
-        if (row === undefined) return Option.none<{ id: OrgId; name: string; createdAt: Date }>()
-        yield* sql`INSERT INTO org_members ${sql.insert({ orgId: row.orgId, userSub: sub, role: "member" })}`
-        const [org] = yield* sql<{ id: OrgId; name: string; createdAt: Date }>`SELECT id, name, created_at FROM orgs WHERE id = ${row.orgId}`
-        return Option.fromNullable(org)
-      }).pipe(
-        sql.withTransaction,
-        Effect.catchTag("SqlError", (e) => isUniqueViolation(e) ? Effect.fail(new AlreadyMember()) : Effect.die(e)),
-        Effect.withSpan("OrgRepo.join")
-      )
+        const claimed = yield* SqlSchema.findOne({
+          Request: Schema.Void,
+          Result: Claimed,
+          execute: () =>
+            sql`
+              UPDATE org_invites SET accepted_at = ${now}, accepted_by = ${sub}
+              WHERE token_hash = ${tokenHash} AND accepted_at IS NULL AND expires_at > ${now}
+              RETURNING org_id`
+        })(undefined)
+        if (Option.isNone(claimed)) return Option.none<Org>()
+        yield* addMember(claimed.value.orgId, sub, "member")
+        return yield* SqlSchema.findOne({
+          Request: OrgId,
+          Result: OrgFromRow,
+          execute: (id) => sql`SELECT id, name, created_at FROM orgs WHERE id = ${id}`
+        })(claimed.value.orgId)
+      }).pipe(sql.withTransaction, uniqueAsAlreadyMember, Effect.withSpan("OrgRepo.join"))
 
     /** The Stellar accounts of the organization's wallet members. */
     const memberAccounts = (orgId: OrgId) =>
-      sql<{ userSub: string }>`SELECT user_sub FROM org_members WHERE org_id = ${orgId}`.pipe(
-        Effect.map((rows) => rows.map((r) => r.userSub)),
-        Effect.orDie
-      )
+      SqlSchema.findAll({
+        Request: OrgId,
+        Result: Member,
+        execute: (orgId) => sql`SELECT user_sub FROM org_members WHERE org_id = ${orgId}`
+      })(orgId).pipe(Effect.map((rows) => rows.map((r) => r.userSub)), Effect.orDie)
 
     return { membership, create, invite, join, memberAccounts } as const
   })

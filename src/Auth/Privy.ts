@@ -1,10 +1,13 @@
-import { Clock, Effect, Either, Option, Redacted, Schema } from "effect"
+import { Clock, Data, Effect, Either, Option, Redacted, Schema } from "effect"
 import { createRemoteJWKSet, errors as joseErrors, importSPKI, type JWTVerifyGetKey, jwtVerify } from "jose"
 import { PrivyConfig } from "../Config.ts"
 import { NotImplemented, Unauthorized } from "../Domain/Errors.ts"
-import { Sessions } from "./Sessions.ts"
+import { SessionVerifier } from "./SessionVerifier.ts"
 
 const unauthorized = (error: string) => new Unauthorized({ error })
+
+/** The configured Privy key cannot be read: the service does not start. */
+class PrivyKeyInvalid extends Data.TaggedError("PrivyKeyInvalid")<{ readonly message: string }> {}
 
 const LinkedAccounts = Schema.Array(Schema.Unknown)
 const EmailAccount = Schema.Struct({ type: Schema.Literal("email"), address: Schema.String, verified_at: Schema.Number })
@@ -26,13 +29,13 @@ const verifiedEmail = (claim: unknown): Option.Option<string> => {
 export class Privy extends Effect.Service<Privy>()("Auth/Privy", {
   effect: Effect.gen(function*() {
     const config = yield* PrivyConfig
-    const sessions = yield* Sessions
+    const sessions = yield* SessionVerifier
 
     const key: Option.Option<JWTVerifyGetKey> = yield* Option.match(config.verificationKey, {
       onSome: (pem) =>
         Effect.tryPromise(() => importSPKI(Redacted.value(pem).replace(/\\n/g, "\n"), "ES256")).pipe(
           Effect.map((k) => Option.some<JWTVerifyGetKey>(() => k)),
-          Effect.orDieWith(() => new Error("PRIVY_VERIFICATION_KEY is not an ES256 public key in PEM (SPKI) form"))
+          Effect.orDieWith(() => new PrivyKeyInvalid({ message: "PRIVY_VERIFICATION_KEY is not an ES256 public key in PEM (SPKI) form" }))
         ),
       onNone: () =>
         Effect.succeed(Option.map(config.jwksUrl, (url): JWTVerifyGetKey => createRemoteJWKSet(new URL(url))))
@@ -65,5 +68,5 @@ export class Privy extends Effect.Service<Privy>()("Auth/Privy", {
 
     return { signIn } as const
   }),
-  dependencies: [Sessions.Default]
+  dependencies: [SessionVerifier.Default]
 }) {}

@@ -5,15 +5,16 @@ import { RateLimited } from "../Domain/Errors.ts"
 import { clientAddress, TrustedProxies } from "./ClientAddress.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 import { Authentication, SignInRateLimit } from "./Security.ts"
-import { Sessions } from "./Sessions.ts"
+import { SessionVerifier } from "./SessionVerifier.ts"
 
+/** Bearer tokens go through whichever SessionVerifier the composition root provides. */
 export const AuthenticationLive = Layer.effect(
   Authentication,
-  Effect.map(Sessions, (sessions) =>
+  Effect.map(SessionVerifier, (sessions) =>
     Authentication.of({
       bearer: (token) => sessions.verify(Redacted.value(token))
     }))
-).pipe(Layer.provide(Sessions.Default))
+)
 
 /** The 429 tells the client when its window ends. */
 const retryAfter = (wait: Duration.Duration) => {
@@ -49,4 +50,4 @@ export const SignInRateLimitLive = Layer.effect(
       }
     })
   })
-).pipe(Layer.provide(RateLimiter.Default))
+)

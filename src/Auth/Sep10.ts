@@ -3,16 +3,25 @@ import { Clock, Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { ServerConfig, StellarConfig } from "../Config.ts"
 import { InvalidRequest, UpstreamUnavailable } from "../Domain/Errors.ts"
-import { RpcClient } from "../Stellar/RpcClient.ts"
+import { type AccountSigners, RpcClient } from "../Stellar/RpcClient.ts"
 import { Challenge } from "./Api.ts"
 import { ChallengeRepo } from "./ChallengeRepo.ts"
 import { OperationalKeys } from "./Keys.ts"
-import { Sessions } from "./Sessions.ts"
+import { SessionVerifier } from "./SessionVerifier.ts"
 
 export const CHALLENGE_TTL_SECONDS = 300
 
 /** Every failed verification is 400, as SEP-10 clients and SDF's conformance suite expect; 401 is for sessions. */
 const invalid = (error: string) => new InvalidRequest({ error })
+
+/**
+ * The signers whose signatures count towards the account's medium threshold: a key of weight 0 (a disabled master
+ * key) is no signer, and its signature must not count, even at threshold 0.
+ */
+export const countingSigners = (account: AccountSigners) =>
+  Object.entries(account.weights)
+    .filter(([, weight]) => weight > 0)
+    .map(([key, weight]) => ({ key, weight, type: "ed25519_public_key" as const }))
 
 /** SEP-10 Stellar Web Authentication: challenges signed by the service, answered by the wallet. */
 export class Sep10 extends Effect.Service<Sep10>()("Auth/Sep10", {
@@ -22,7 +31,7 @@ export class Sep10 extends Effect.Service<Sep10>()("Auth/Sep10", {
     const keys = yield* OperationalKeys
     const challenges = yield* ChallengeRepo
     const rpc = yield* RpcClient
-    const sessions = yield* Sessions
+    const sessions = yield* SessionVerifier
     const server = keys.sep10.publicKey()
 
     const challenge = Effect.fn("Sep10.challenge")(function*(
@@ -62,26 +71,21 @@ export class Sep10 extends Effect.Service<Sep10>()("Auth/Sep10", {
           Effect.tapError((e) => Effect.logWarning("SEP-10 account lookup failed", e.message)),
           Effect.mapError(() => new UpstreamUnavailable({ error: "could not read the account from Stellar RPC" }))
         )
+        const verified = Option.match(signers, {
+          onNone: () => () =>
+            WebAuth.verifyChallengeTxSigners(transaction, server, networkPassphrase, [client], homeDomain, webAuthDomain),
+          onSome: (account) => {
+            const counting = countingSigners(account)
+            if (counting.length === 0) return undefined
+            return () =>
+              WebAuth.verifyChallengeTxThreshold(
+                transaction, server, networkPassphrase, account.thresholds.medium, counting, homeDomain, webAuthDomain
+              )
+          }
+        })
+        if (verified === undefined) return yield* invalid("challenge signatures rejected: the account has no signer of weight above 0")
         yield* Effect.try({
-          try: () =>
-            Option.match(signers, {
-              onNone: () =>
-                WebAuth.verifyChallengeTxSigners(transaction, server, networkPassphrase, [client], homeDomain, webAuthDomain),
-              onSome: ({ thresholds, weights }) => {
-                // A key of weight 0 (a disabled master key) is no signer: its signature must not count, even at threshold 0.
-                const signers = Object.entries(weights).filter(([, weight]) => weight > 0)
-                if (signers.length === 0) throw new Error("the account has no signer of weight above 0")
-                return WebAuth.verifyChallengeTxThreshold(
-                  transaction,
-                  server,
-                  networkPassphrase,
-                  thresholds.medium,
-                  signers.map(([key, weight]) => ({ key, weight, type: "ed25519_public_key" })),
-                  homeDomain,
-                  webAuthDomain
-                )
-              }
-            }),
+          try: verified,
           catch: (e) => invalid(`challenge signatures rejected: ${e instanceof Error ? e.message : "invalid"}`)
         })
       })
@@ -106,5 +110,5 @@ export class Sep10 extends Effect.Service<Sep10>()("Auth/Sep10", {
 
     return { challenge, verify, signingKey: server, accounts: keys.accounts } as const
   }),
-  dependencies: [ChallengeRepo.Default, Sessions.Default, OperationalKeys.Default, RpcClient.Default]
+  dependencies: [ChallengeRepo.Default, SessionVerifier.Default, OperationalKeys.Default, RpcClient.Default]
 }) {}

@@ -1,36 +1,37 @@
-import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Option, Schema } from "effect"
+import type { ParseError } from "effect/ParseResult"
 import { randomUUID } from "node:crypto"
-import type { BatchStatus, PayoutStatus } from "../Domain/Batch.ts"
-import type { BatchId, ContractorId, OrgId, PayoutId } from "../Domain/Ids.ts"
+import { BatchFromRow, BatchStatus, ContractorPayoutFromRow, PayoutFromRow, PayoutStatus } from "../Domain/Batch.ts"
+import { BatchId, ContractorId, type OrgId, type PayoutId } from "../Domain/Ids.ts"
+import { keysetPage, type KeysetQuery } from "../Sql/KeysetPage.ts"
 
-export interface BatchRow {
-  readonly id: BatchId
-  readonly orgId: OrgId
-  readonly name: string
-  readonly status: BatchStatus
-  readonly payoutCount: number
-  readonly settledCount: number
-  readonly failedCount: number
-  readonly createdAt: Date
-  readonly startedAt: Date | null
-  readonly completedAt: Date | null
+export interface ListQuery extends KeysetQuery {
+  readonly status: Option.Option<BatchStatus>
 }
 
-export interface PayoutRow {
-  readonly id: PayoutId
-  readonly batchId: BatchId
-  readonly orgId: OrgId
-  readonly contractorId: ContractorId
-  readonly status: PayoutStatus
-  readonly hash: string | null
-  readonly error: string | null
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
+const BATCH = "id, name, status, payout_count, settled_count, failed_count, created_at, started_at, completed_at"
+const PAYOUT = "id, batch_id, contractor_id, status, hash, error, created_at, updated_at"
 
-const BATCH = "id, org_id, name, status, payout_count, settled_count, failed_count, created_at, started_at, completed_at"
-const PAYOUT = "id, batch_id, org_id, contractor_id, status, hash, error, created_at, updated_at"
+const Locked = Schema.Struct({ status: BatchStatus })
+const Member = Schema.Struct({ contractorId: ContractorId })
+const Deleted = Schema.Struct({ id: Schema.String })
+
+/** What paying a payout depends on: its state, its batch's, and the contractor's address. */
+const Payable = Schema.Struct({
+  status: PayoutStatus,
+  batchStatus: BatchStatus,
+  address: Schema.NullOr(Schema.String)
+})
+export type Payable = typeof Payable.Type
+
+const Submitted = Schema.Struct({ batchId: BatchId, previous: PayoutStatus })
+const Finished = Schema.Struct({ batchId: BatchId, contractorId: ContractorId })
+
+/** A query inside a caller's transaction: its SqlError stays typed; a row that does not decode is a defect. */
+const typed = <A, R>(effect: Effect.Effect<A, SqlError | ParseError, R>) =>
+  Effect.catchTag(effect, "ParseError", Effect.die)
 
 /** Batches and their payouts; state moves are single guarded UPDATEs so two concurrent moves cannot both win. */
 export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", {
@@ -38,98 +39,210 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
     const sql = yield* SqlClient.SqlClient
     const batchColumns = sql.literal(BATCH)
     const payoutColumns = sql.literal(PAYOUT)
-    const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
+
+    /** Runs `effect` (calls of this repo and others) in one transaction. */
+    const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die))
 
     const create = (orgId: OrgId, name: string) =>
-      sql<BatchRow>`INSERT INTO batches ${sql.insert({ id: randomUUID(), orgId, name, status: "draft" })} RETURNING ${batchColumns}`
-        .pipe(Effect.map((rows) => rows[0]!), Effect.orDie, Effect.withSpan("BatchRepo.create"))
+      SqlSchema.single({
+        Request: Schema.Void,
+        Result: BatchFromRow,
+        execute: () =>
+          sql`INSERT INTO batches ${sql.insert({ id: randomUUID(), orgId, name, status: "draft" })} RETURNING ${batchColumns}`
+      })(undefined).pipe(Effect.orDie, Effect.withSpan("BatchRepo.create"))
 
     const find = (orgId: OrgId, id: BatchId) =>
-      sql<BatchRow>`SELECT ${batchColumns} FROM batches WHERE org_id = ${orgId} AND id = ${id}`.pipe(
-        Effect.map(first),
-        Effect.orDie,
-        Effect.withSpan("BatchRepo.find")
-      )
+      SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: BatchFromRow,
+        execute: () => sql`SELECT ${batchColumns} FROM batches WHERE org_id = ${orgId} AND id = ${id}`
+      })(undefined).pipe(Effect.orDie, Effect.withSpan("BatchRepo.find"))
 
-    const list = (
-      orgId: OrgId,
-      query: { limit: number; after: Option.Option<{ createdAt: Date; id: string }>; status: Option.Option<BatchStatus> }
-    ) =>
-      sql<BatchRow>`
-        SELECT ${batchColumns} FROM batches
-        WHERE ${
-        sql.and([
+    const list = (orgId: OrgId, query: ListQuery) =>
+      keysetPage(sql, {
+        table: "batches",
+        columns: BATCH,
+        Row: BatchFromRow,
+        filters: [
           sql`org_id = ${orgId}`,
-          ...Option.toArray(Option.map(query.status, (status) => sql`status = ${status}`)),
-          ...Option.toArray(Option.map(query.after, (a) => sql`(created_at, id) < (${a.createdAt}, ${a.id})`))
-        ])
-      }
-        ORDER BY created_at DESC, id DESC LIMIT ${query.limit + 1}`.pipe(Effect.orDie, Effect.withSpan("BatchRepo.list"))
+          ...Option.toArray(Option.map(query.status, (status) => sql`status = ${status}`))
+        ]
+      })(query).pipe(Effect.withSpan("BatchRepo.list"))
 
     /** draft → ready, only with at least one payout; its payouts become ready with it. */
-    const ready = (orgId: OrgId, id: BatchId) =>
+    const ready = (orgId: OrgId, id: BatchId, now: Date) =>
       Effect.gen(function*() {
-        const moved = yield* sql<BatchRow>`
-          UPDATE batches SET status = 'ready'
-          WHERE org_id = ${orgId} AND id = ${id} AND status = 'draft' AND payout_count > 0
-          RETURNING ${batchColumns}`
-        if (moved.length === 1) yield* sql`UPDATE payouts SET status = 'ready', updated_at = now() WHERE batch_id = ${id}`
-        return first(moved)
+        const moved = yield* SqlSchema.findOne({
+          Request: Schema.Void,
+          Result: BatchFromRow,
+          execute: () =>
+            sql`
+              UPDATE batches SET status = 'ready'
+              WHERE org_id = ${orgId} AND id = ${id} AND status = 'draft' AND payout_count > 0
+              RETURNING ${batchColumns}`
+        })(undefined)
+        if (Option.isSome(moved)) yield* sql`UPDATE payouts SET status = 'ready', updated_at = ${now} WHERE batch_id = ${id}`
+        return moved
       }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("BatchRepo.ready"))
 
     const remove = (orgId: OrgId, id: BatchId) =>
-      sql`DELETE FROM batches WHERE org_id = ${orgId} AND id = ${id} AND status = 'draft' RETURNING id`.pipe(
-        Effect.map((rows) => rows.length === 1),
-        Effect.orDie,
-        Effect.withSpan("BatchRepo.remove")
-      )
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: Deleted,
+        execute: () => sql`DELETE FROM batches WHERE org_id = ${orgId} AND id = ${id} AND status = 'draft' RETURNING id`
+      })(undefined).pipe(Effect.map((rows) => rows.length === 1), Effect.orDie, Effect.withSpan("BatchRepo.remove"))
 
-    /** Locks a draft batch for a change of its payouts; none when it is not (or no longer) a draft. */
-    const lockDraft = (orgId: OrgId, id: BatchId) =>
-      sql<{ status: BatchStatus }>`SELECT status FROM batches WHERE org_id = ${orgId} AND id = ${id} FOR UPDATE`.pipe(
-        Effect.map(first)
-      )
+    /** Locks the batch for a change of its payouts (inside a transaction); none when it does not exist. */
+    const lock = (orgId: OrgId, id: BatchId) =>
+      SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: Locked,
+        execute: () => sql`SELECT status FROM batches WHERE org_id = ${orgId} AND id = ${id} FOR UPDATE`
+      })(undefined).pipe(typed)
 
     const addPayouts = (orgId: OrgId, batchId: BatchId, contractorIds: ReadonlyArray<ContractorId>) =>
       Effect.gen(function*() {
         const rows = contractorIds.map((contractorId) => ({ id: randomUUID(), batchId, orgId, contractorId, status: "draft" }))
-        const inserted = yield* sql<PayoutRow>`INSERT INTO payouts ${sql.insert(rows)} RETURNING ${payoutColumns}`
+        const inserted = yield* SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: PayoutFromRow,
+          execute: () => sql`INSERT INTO payouts ${sql.insert(rows)} RETURNING ${payoutColumns}`
+        })(undefined)
         yield* sql`UPDATE batches SET payout_count = payout_count + ${inserted.length} WHERE id = ${batchId}`
         return inserted
-      })
+      }).pipe(typed)
 
     const removePayout = (batchId: BatchId, payoutId: PayoutId) =>
       Effect.gen(function*() {
-        const gone = yield* sql`DELETE FROM payouts WHERE id = ${payoutId} AND batch_id = ${batchId} RETURNING id`
+        const gone = yield* SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: Deleted,
+          execute: () => sql`DELETE FROM payouts WHERE id = ${payoutId} AND batch_id = ${batchId} RETURNING id`
+        })(undefined)
         if (gone.length === 1) yield* sql`UPDATE batches SET payout_count = payout_count - 1 WHERE id = ${batchId}`
         return gone.length === 1
-      })
+      }).pipe(typed)
 
     const payouts = (batchId: BatchId) =>
-      sql<PayoutRow>`SELECT ${payoutColumns} FROM payouts WHERE batch_id = ${batchId} ORDER BY created_at, id`.pipe(
-        Effect.orDie,
-        Effect.withSpan("BatchRepo.payouts")
-      )
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: PayoutFromRow,
+        execute: () => sql`SELECT ${payoutColumns} FROM payouts WHERE batch_id = ${batchId} ORDER BY created_at, id`
+      })(undefined).pipe(Effect.orDie, Effect.withSpan("BatchRepo.payouts"))
 
-    const contractorsOf = (orgId: OrgId, ids: ReadonlyArray<ContractorId>) =>
-      sql<{ id: ContractorId; status: string }>`SELECT id, status FROM contractors WHERE org_id = ${orgId} AND id = ANY(${ids})`
-
+    /** Which of these contractors already have a payout in the batch. */
     const inBatch = (batchId: BatchId, ids: ReadonlyArray<ContractorId>) =>
-      sql<{ contractorId: ContractorId }>`SELECT contractor_id FROM payouts WHERE batch_id = ${batchId} AND contractor_id = ANY(${ids})`
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: Member,
+        execute: () => sql`SELECT contractor_id FROM payouts WHERE batch_id = ${batchId} AND contractor_id = ANY(${ids})`
+      })(undefined).pipe(typed)
+
+    /** A signed-in contractor's own payouts, across every organization that pays them. */
+    const payoutsOf = (sub: string) =>
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: ContractorPayoutFromRow,
+        execute: () =>
+          sql`
+            SELECT p.id, o.name AS company, b.name AS batch_name, p.status, p.hash, p.created_at, p.updated_at
+            FROM payouts p
+              JOIN contractors c ON c.id = p.contractor_id
+              JOIN batches b ON b.id = p.batch_id
+              JOIN orgs o ON o.id = p.org_id
+            WHERE (c.user_sub = ${sub} OR c.address = ${sub}) AND b.status <> 'draft'
+            ORDER BY p.created_at DESC, p.id DESC
+            LIMIT 500`
+      })(undefined).pipe(Effect.orDie, Effect.withSpan("BatchRepo.payoutsOf"))
+
+    const payable = (orgId: OrgId, payoutId: string) =>
+      SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: Payable,
+        execute: () =>
+          sql`
+            SELECT p.status, b.status AS batch_status, c.address
+            FROM payouts p JOIN batches b ON b.id = p.batch_id JOIN contractors c ON c.id = p.contractor_id
+            WHERE p.id = ${payoutId} AND p.org_id = ${orgId}`
+      })(undefined).pipe(Effect.orDie, Effect.withSpan("BatchRepo.payable"))
+
+    /** ready or failed → submitted; none when the payout is in neither. Returns its batch and its previous state. */
+    const submitPayout = (payoutId: string, hash: string, now: Date) =>
+      SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: Submitted,
+        execute: () =>
+          sql`
+            WITH prev AS (SELECT id, status FROM payouts WHERE id = ${payoutId} FOR UPDATE)
+            UPDATE payouts p SET status = 'submitted', hash = ${hash}, error = NULL, updated_at = ${now}
+            FROM prev WHERE p.id = prev.id AND prev.status IN ('ready', 'failed')
+            RETURNING p.batch_id, prev.status AS previous`
+      })(undefined).pipe(typed)
+
+    /**
+     * The batch (re-)starts with a submitted payout: from ready or started, or from completed when the payout
+     * failed before (a retry), which then no longer counts as failed. False when the batch is not open.
+     */
+    const startBatch = (batchId: BatchId, retry: boolean, now: Date) =>
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: Deleted,
+        execute: () =>
+          sql`
+            UPDATE batches SET
+              status = 'started',
+              started_at = coalesce(started_at, ${now}),
+              completed_at = NULL,
+              failed_count = failed_count - ${retry ? 1 : 0}
+            WHERE id = ${batchId}
+              AND (status IN ('ready', 'started') OR (status = 'completed' AND ${retry}))
+            RETURNING id`
+      })(undefined).pipe(Effect.map((rows) => rows.length === 1), typed)
+
+    /** submitted → settled or failed; none when the payout was not submitted. */
+    const finishPayout = (payoutId: string, outcome: { readonly settled: boolean; readonly error?: string }, now: Date) =>
+      SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: Finished,
+        execute: () =>
+          sql`
+            UPDATE payouts SET status = ${outcome.settled ? "settled" : "failed"}, error = ${outcome.error ?? null}, updated_at = ${now}
+            WHERE id = ${payoutId} AND status = 'submitted'
+            RETURNING batch_id, contractor_id`
+      })(undefined).pipe(typed)
+
+    /** Counts a finished payout in its batch, which completes with its last payout. */
+    const countFinished = (batchId: BatchId, settled: boolean, now: Date) => {
+      const s = settled ? 1 : 0
+      const f = settled ? 0 : 1
+      return sql`
+        UPDATE batches SET
+          settled_count = settled_count + ${s},
+          failed_count = failed_count + ${f},
+          status = CASE WHEN settled_count + ${s} + failed_count + ${f} >= payout_count THEN 'completed' ELSE status END,
+          completed_at = CASE WHEN settled_count + ${s} + failed_count + ${f} >= payout_count THEN ${now} ELSE completed_at END
+        WHERE id = ${batchId}`.pipe(Effect.asVoid)
+    }
 
     return {
-      sql,
+      transaction,
       create,
       find,
       list,
       ready,
       remove,
-      lockDraft,
+      lock,
       addPayouts,
       removePayout,
       payouts,
-      contractorsOf,
-      inBatch
+      inBatch,
+      payoutsOf,
+      payable,
+      submitPayout,
+      startBatch,
+      finishPayout,
+      countFinished
     } as const
   })
 }) {}

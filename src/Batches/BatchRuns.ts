@@ -1,17 +1,18 @@
 import { StrKey, TransactionBuilder, type Transaction } from "@stellar/stellar-sdk"
-import { Cause, Clock, Duration, Effect, Exit, FiberSet, Layer, Metric, Option, Queue, Schedule } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, FiberSet, Layer, Match, Metric, Option, Queue, Schedule } from "effect"
 import { randomUUID } from "node:crypto"
 import { Account } from "../Auth/Account.ts"
 import { OrgRepo } from "../Auth/OrgRepo.ts"
 import { OperationsConfig, StellarConfig, SubmissionConfig } from "../Config.ts"
 import { BatchJob, type BatchRun, JobAccepted, JobResult } from "../Domain/Batch.ts"
-import { NotFound, NotImplemented } from "../Domain/Errors.ts"
+import { NotFound } from "../Domain/Errors.ts"
 import type { OrgId } from "../Domain/Ids.ts"
 import type { Session } from "../Domain/Session.ts"
 import { TransferRequest } from "../Domain/Transfer.ts"
 import { Drain } from "../Health/Drain.ts"
 import { batchQueueDepth } from "../Observability/Metrics.ts"
 import { databaseUnavailable, repeatRounds } from "../Sql/Rounds.ts"
+import { requireWallet, Submitter } from "../Transfers/Submitter.ts"
 import { Transfers } from "../Transfers/Transfers.ts"
 import { type JobItemRow, JobRepo, type JobRow, type ResultRow } from "./JobRepo.ts"
 
@@ -59,9 +60,7 @@ export class BatchRuns extends Effect.Service<BatchRuns>()("Batches/BatchRuns", 
     const wake = yield* Queue.sliding<void>(1)
 
     const start = Effect.fn("BatchRuns.start")(function*(session: Session, run: BatchRun) {
-      if (session.method !== "sep10") {
-        return yield* new NotImplemented({ error: "sponsored transfers need a wallet (SEP-10) session" })
-      }
+      yield* requireWallet(session)
       const orgId = yield* account.employerOrg(session)
       const id = randomUUID()
       const items = run.transactions.map((t) => ({ signedXDR: t.signedXDR, ...(t.payoutId === undefined ? {} : { payoutId: t.payoutId }) }))
@@ -88,23 +87,30 @@ export class BatchRuns extends Effect.Service<BatchRuns>()("Batches/BatchRuns", 
   dependencies: [JobRepo.Default, Account.Default]
 }) {}
 
-const describe = (i: number, innerHash: string, exit: Exit.Exit<{ readonly hash: string }, unknown>): ResultRow => {
-  if (Exit.isSuccess(exit)) return { i, hash: exit.value.hash, status: "SUCCESS", error: null }
-  const failure = Cause.failureOption(exit.cause)
-  if (Option.isNone(failure)) return { i, hash: innerHash, status: "ERROR", error: "internal error" }
-  const e = failure.value as { _tag?: string; error?: string; hash?: string; resultCode?: string }
-  const hash = e.hash ?? innerHash
-  switch (e._tag) {
-    case "TransferRejected":
-      return { i, hash, status: "FAILED", error: `${e.error ?? "failed"} (${e.resultCode ?? "unknown"})` }
-    case "TransferTimeout":
-      return { i, hash, status: "TIMEOUT", error: e.error ?? "not final yet" }
-    case "UpstreamUnavailable":
-      return { i, hash, status: "ERROR", error: e.error ?? "Stellar RPC unreachable" }
-    default:
-      return { i, hash, status: "REFUSED", error: e.error ?? "refused" }
-  }
-}
+type SubmitError = Effect.Effect.Error<ReturnType<Transfers["submit"]>>
+
+/** The result row of one item: its outcome named by the error's tag. */
+export const itemResult = (i: number, innerHash: string, exit: Exit.Exit<{ readonly hash: string }, SubmitError>): ResultRow =>
+  Exit.match(exit, {
+    onSuccess: ({ hash }): ResultRow => ({ i, hash, status: "SUCCESS", error: null }),
+    onFailure: (cause) =>
+      Option.match(Cause.failureOption(cause), {
+        onNone: (): ResultRow => ({ i, hash: innerHash, status: "ERROR", error: "internal error" }),
+        onSome: (error) =>
+          Match.value(error).pipe(
+            Match.tagsExhaustive({
+              TransferRejected: (e): ResultRow => ({ i, hash: e.hash, status: "FAILED", error: `${e.error} (${e.resultCode})` }),
+              TransferTimeout: (e): ResultRow => ({ i, hash: e.hash, status: "TIMEOUT", error: e.error }),
+              UpstreamUnavailable: (e): ResultRow => ({ i, hash: innerHash, status: "ERROR", error: e.error }),
+              InvalidRequest: (e): ResultRow => ({ i, hash: innerHash, status: "REFUSED", error: e.error }),
+              Forbidden: (e): ResultRow => ({ i, hash: innerHash, status: "REFUSED", error: e.error }),
+              SponsorRefused: (e): ResultRow => ({ i, hash: innerHash, status: "REFUSED", error: e.error }),
+              NotFound: (e): ResultRow => ({ i, hash: innerHash, status: "REFUSED", error: e.error }),
+              Conflict: (e): ResultRow => ({ i, hash: innerHash, status: "REFUSED", error: e.error })
+            })
+          )
+      })
+  })
 
 /**
  * Every instance works the queue: it claims jobs with SKIP LOCKED, keeps their lease while working, and runs the
@@ -135,14 +141,14 @@ export const BatchWorkerLive = Layer.scopedDiscard(
         if (done.has(planned.i)) return
         if (yield* drain.draining) return skip()
         const innerHash = Option.match(planned.tx, { onNone: () => "", onSome: (tx) => Buffer.from(tx.hash()).toString("hex") })
-        const session: Session = { sub: job.sessionSub, method: "sep10", jti: job.id, expiresAt: new Date(0) }
+        const submitter = new Submitter({ sub: job.sessionSub, orgId: job.orgId, allowedSources: sources })
         const request = TransferRequest.make({
           signedXDR: planned.item.signedXDR,
           ...(planned.item.payoutId === undefined ? {} : { payoutId: planned.item.payoutId })
         })
-        const exit = yield* transfers.submit(session, request, sources).pipe(Effect.exit)
+        const exit = yield* transfers.submit(submitter, request).pipe(Effect.exit)
         if (Exit.isFailure(exit) && databaseUnavailable(exit.cause)) return yield* Effect.failCause(exit.cause)
-        yield* jobs.record(job.id, describe(planned.i, innerHash, exit))
+        yield* jobs.record(job.id, itemResult(planned.i, innerHash, exit))
       })
 
     const heartbeat = (id: string) =>

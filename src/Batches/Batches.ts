@@ -1,36 +1,10 @@
-import { DateTime, Effect, Option } from "effect"
-import { decodeCursor, toPage } from "../Http/Cursor.ts"
-import { Batch, type ListBatchesParams, Payout } from "../Domain/Batch.ts"
+import { Clock, Effect, Option } from "effect"
+import { ContractorRepo } from "../Contractors/ContractorRepo.ts"
+import type { ListBatchesParams } from "../Domain/Batch.ts"
 import { Conflict, notFound } from "../Domain/Errors.ts"
 import type { BatchId, ContractorId, OrgId, PayoutId } from "../Domain/Ids.ts"
-import { type BatchRow, BatchRepo, type PayoutRow } from "./BatchRepo.ts"
-
-const time = (date: Date | null) => date === null ? undefined : DateTime.unsafeMake(date)
-
-export const toBatch = (row: BatchRow) =>
-  new Batch({
-    id: row.id,
-    name: row.name,
-    status: row.status,
-    payoutCount: row.payoutCount,
-    settledCount: row.settledCount,
-    failedCount: row.failedCount,
-    createdAt: DateTime.unsafeMake(row.createdAt),
-    ...(row.startedAt === null ? {} : { startedAt: time(row.startedAt)! }),
-    ...(row.completedAt === null ? {} : { completedAt: time(row.completedAt)! })
-  })
-
-export const toPayout = (row: PayoutRow) =>
-  new Payout({
-    id: row.id,
-    batchId: row.batchId,
-    contractorId: row.contractorId,
-    status: row.status,
-    ...(row.hash === null ? {} : { hash: row.hash }),
-    ...(row.error === null ? {} : { error: row.error }),
-    createdAt: DateTime.unsafeMake(row.createdAt),
-    updatedAt: DateTime.unsafeMake(row.updatedAt)
-  })
+import { decodeCursor, toPage } from "../Http/Cursor.ts"
+import { BatchRepo } from "./BatchRepo.ts"
 
 const notDraft = (status: string) => new Conflict({ error: `the batch is ${status}; only a draft batch can change` })
 
@@ -38,7 +12,7 @@ const notDraft = (status: string) => new Conflict({ error: `the batch is ${statu
 export class Batches extends Effect.Service<Batches>()("Batches/Batches", {
   effect: Effect.gen(function*() {
     const repo = yield* BatchRepo
-    const sql = repo.sql
+    const contractors = yield* ContractorRepo
 
     const find = (orgId: OrgId, id: BatchId) =>
       repo.find(orgId, id).pipe(Effect.flatMap(Option.match({
@@ -46,20 +20,20 @@ export class Batches extends Effect.Service<Batches>()("Batches/Batches", {
         onSome: Effect.succeed
       })))
 
-    const create = (orgId: OrgId, name: string) => repo.create(orgId, name).pipe(Effect.map(toBatch))
+    const create = (orgId: OrgId, name: string) => repo.create(orgId, name).pipe(Effect.withSpan("Batches.create"))
 
     const list = Effect.fn("Batches.list")(function*(orgId: OrgId, params: typeof ListBatchesParams.Type) {
       const after = params.cursor === undefined ? Option.none() : Option.some(yield* decodeCursor(params.cursor))
       const limit = params.limit ?? 50
       const rows = yield* repo.list(orgId, { limit, after, status: Option.fromNullable(params.status) })
-      return toPage(rows, limit, toBatch)
+      return toPage(rows, limit, (batch) => batch)
     })
 
-    const get = (orgId: OrgId, id: BatchId) => find(orgId, id).pipe(Effect.map(toBatch))
+    const get = (orgId: OrgId, id: BatchId) => find(orgId, id).pipe(Effect.withSpan("Batches.get"))
 
     const ready = Effect.fn("Batches.ready")(function*(orgId: OrgId, id: BatchId) {
-      const moved = yield* repo.ready(orgId, id)
-      if (Option.isSome(moved)) return toBatch(moved.value)
+      const moved = yield* repo.ready(orgId, id, new Date(yield* Clock.currentTimeMillis))
+      if (Option.isSome(moved)) return moved.value
       const current = yield* find(orgId, id)
       if (current.status !== "draft") return yield* new Conflict({ error: `the batch is ${current.status}, not draft` })
       return yield* new Conflict({ error: "a batch needs at least one payout to be readied" })
@@ -71,16 +45,22 @@ export class Batches extends Effect.Service<Batches>()("Batches/Batches", {
       return yield* notDraft(current.status)
     })
 
+    /** Locks the batch for a change of its payouts: 404 when it does not exist, 409 when it is no longer a draft. */
+    const lockDraft = (orgId: OrgId, id: BatchId) =>
+      Effect.gen(function*() {
+        const locked = yield* repo.lock(orgId, id)
+        if (Option.isNone(locked)) return yield* notFound("batch")
+        if (locked.value.status !== "draft") return yield* notDraft(locked.value.status)
+      })
+
     const addPayouts = Effect.fn("Batches.addPayouts")(function*(orgId: OrgId, id: BatchId, contractorIds: ReadonlyArray<ContractorId>) {
       const unique = [...new Set(contractorIds)]
       if (unique.length !== contractorIds.length) {
         return yield* new Conflict({ error: "a contractor can be paid once per batch" })
       }
-      return yield* Effect.gen(function*() {
-        const locked = yield* repo.lockDraft(orgId, id)
-        if (Option.isNone(locked)) return yield* notFound("batch")
-        if (locked.value.status !== "draft") return yield* notDraft(locked.value.status)
-        const found = yield* repo.contractorsOf(orgId, unique)
+      return yield* repo.transaction(Effect.gen(function*() {
+        yield* lockDraft(orgId, id)
+        const found = yield* contractors.statuses(orgId, unique)
         const missing = unique.find((c) => !found.some((f) => f.id === c))
         if (missing !== undefined) return yield* notFound(`contractor ${missing}`)
         const notReady = found.find((c) => c.status !== "ready")
@@ -91,25 +71,23 @@ export class Batches extends Effect.Service<Batches>()("Batches/Batches", {
         if (already.length > 0) {
           return yield* new Conflict({ error: `contractor ${already[0]!.contractorId} is already in this batch` })
         }
-        return (yield* repo.addPayouts(orgId, id, unique)).map(toPayout)
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+        return yield* repo.addPayouts(orgId, id, unique)
+      }))
     })
 
     const payouts = Effect.fn("Batches.payouts")(function*(orgId: OrgId, id: BatchId) {
       yield* find(orgId, id)
-      return (yield* repo.payouts(id)).map(toPayout)
+      return yield* repo.payouts(id)
     })
 
     const removePayout = Effect.fn("Batches.removePayout")(function*(orgId: OrgId, id: BatchId, payoutId: PayoutId) {
-      return yield* Effect.gen(function*() {
-        const locked = yield* repo.lockDraft(orgId, id)
-        if (Option.isNone(locked)) return yield* notFound("batch")
-        if (locked.value.status !== "draft") return yield* notDraft(locked.value.status)
+      return yield* repo.transaction(Effect.gen(function*() {
+        yield* lockDraft(orgId, id)
         if (!(yield* repo.removePayout(id, payoutId))) return yield* notFound("payout")
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      }))
     })
 
     return { create, list, get, ready, remove, addPayouts, payouts, removePayout } as const
   }),
-  dependencies: [BatchRepo.Default]
+  dependencies: [BatchRepo.Default, ContractorRepo.Default]
 }) {}

@@ -1,36 +1,49 @@
-import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
-import type { OrgId } from "../Domain/Ids.ts"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { randomUUID } from "node:crypto"
+import { OrgId } from "../Domain/Ids.ts"
+import { deleteSome } from "../Sql/DeleteSome.ts"
 
-export interface JobItemRow {
-  readonly signedXDR: string
-  readonly payoutId?: string | undefined
-}
+/** One transaction of a batch run, as stored in the job's `items` (jsonb). */
+const JobItemRow = Schema.Struct({
+  signedXDR: Schema.String,
+  payoutId: Schema.optional(Schema.String)
+})
+export type JobItemRow = typeof JobItemRow.Type
 
-export interface JobRow {
-  readonly id: string
-  readonly orgId: OrgId
-  readonly sessionSub: string
-  readonly items: ReadonlyArray<JobItemRow>
-  readonly state: "queued" | "running" | "done"
-  readonly error: string | null
-  readonly createdAt: Date
-}
+const JobRow = Schema.Struct({
+  id: Schema.String,
+  orgId: OrgId,
+  sessionSub: Schema.String,
+  items: Schema.Array(JobItemRow),
+  state: Schema.Literal("queued", "running", "done"),
+  error: Schema.NullOr(Schema.String),
+  createdAt: Schema.ValidDateFromSelf
+})
+export type JobRow = typeof JobRow.Type
 
-export interface ResultRow {
-  readonly i: number
-  readonly hash: string
-  readonly status: string
-  readonly error: string | null
-}
+const ResultRow = Schema.Struct({
+  i: Schema.Int,
+  hash: Schema.String,
+  status: Schema.String,
+  error: Schema.NullOr(Schema.String)
+})
+export type ResultRow = typeof ResultRow.Type
+
+const Waiting = Schema.Struct({ n: Schema.Int })
 
 const COLUMNS = "id, org_id, session_sub, items, state, error, created_at"
 
-/** Batch-run jobs and their per-item results; a job is worked by whichever instance holds its lease. */
+/**
+ * Batch-run jobs and their per-item results; a job is worked by whichever instance holds its lease, recorded as its
+ * `lease_owner`: only that instance renews or releases it.
+ */
 export class JobRepo extends Effect.Service<JobRepo>()("Batches/JobRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
+    /** This instance, as the owner of the leases it takes. */
+    const instance = randomUUID()
 
     const create = (row: { id: string; orgId: OrgId; sessionSub: string; items: ReadonlyArray<JobItemRow> }, now: Date) =>
       sql`INSERT INTO batch_jobs ${
@@ -38,25 +51,39 @@ export class JobRepo extends Effect.Service<JobRepo>()("Batches/JobRepo", {
       }`.pipe(Effect.asVoid, Effect.orDie, Effect.withSpan("JobRepo.create"))
 
     const find = (orgId: OrgId, id: string) =>
-      sql<JobRow>`SELECT ${columns} FROM batch_jobs WHERE org_id = ${orgId} AND id = ${id}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0])),
-        Effect.orDie
-      )
+      SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: JobRow,
+        execute: () => sql`SELECT ${columns} FROM batch_jobs WHERE org_id = ${orgId} AND id = ${id}`
+      })(undefined).pipe(Effect.orDie, Effect.withSpan("JobRepo.find"))
 
     const results = (id: string) =>
-      sql<ResultRow>`SELECT i, hash, status, error FROM batch_job_results WHERE job_id = ${id} ORDER BY i`.pipe(Effect.orDie)
+      SqlSchema.findAll({
+        Request: Schema.String,
+        Result: ResultRow,
+        execute: (id) => sql`SELECT i, hash, status, error FROM batch_job_results WHERE job_id = ${id} ORDER BY i`
+      })(id).pipe(Effect.orDie, Effect.withSpan("JobRepo.results"))
 
-    /** Claims the oldest job nobody holds, with SKIP LOCKED so instances never wait on each other. */
-    const claim = (now: Date, until: Date) =>
-      sql<JobRow>`
-        UPDATE batch_jobs SET state = 'running', lease_until = ${until}, attempts = attempts + 1
-        WHERE id = (
-          SELECT id FROM batch_jobs WHERE state <> 'done' AND lease_until < ${now}
-          ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-        RETURNING ${columns}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie)
+    /** Claims the oldest job nobody holds for `owner`, with SKIP LOCKED so instances never wait on each other. */
+    const claim = (now: Date, until: Date, owner: string = instance) =>
+      SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: JobRow,
+        execute: () =>
+          sql`
+            UPDATE batch_jobs SET state = 'running', lease_until = ${until}, lease_owner = ${owner}, attempts = attempts + 1
+            WHERE id = (
+              SELECT id FROM batch_jobs WHERE state <> 'done' AND lease_until < ${now}
+              ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+            RETURNING ${columns}`
+      })(undefined).pipe(Effect.orDie, Effect.withSpan("JobRepo.claim"))
 
-    const lease = (id: string, until: Date) =>
-      sql`UPDATE batch_jobs SET lease_until = ${until} WHERE id = ${id} AND state = 'running'`.pipe(Effect.asVoid, Effect.orDie)
+    /** Renews the lease `owner` holds on a running job; one held by another is left alone. */
+    const lease = (id: string, until: Date, owner: string = instance) =>
+      sql`UPDATE batch_jobs SET lease_until = ${until} WHERE id = ${id} AND state = 'running' AND lease_owner = ${owner}`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      )
 
     const record = (id: string, result: ResultRow) =>
       sql`INSERT INTO batch_job_results ${sql.insert({ jobId: id, ...result })} ON CONFLICT (job_id, i) DO NOTHING`.pipe(
@@ -70,27 +97,26 @@ export class JobRepo extends Effect.Service<JobRepo>()("Batches/JobRepo", {
         Effect.orDie
       )
 
-    /** Gives a job this instance stops working back to the queue at once, instead of when its lease lapses. */
-    const release = (id: string, now: Date) =>
-      sql`UPDATE batch_jobs SET lease_until = ${now} WHERE id = ${id} AND state = 'running'`.pipe(Effect.asVoid)
+    /** Gives a job `owner` stops working back to the queue at once, instead of when its lease lapses. */
+    const release = (id: string, now: Date, owner: string = instance) =>
+      sql`UPDATE batch_jobs SET lease_until = ${now} WHERE id = ${id} AND state = 'running' AND lease_owner = ${owner}`.pipe(
+        Effect.asVoid
+      )
 
     /** Jobs waiting to be worked: queued, or running under a lease that lapsed. */
     const waiting = (now: Date) =>
-      sql<{ n: number }>`SELECT count(*)::int AS n FROM batch_jobs WHERE state <> 'done' AND lease_until < ${now}`.pipe(
-        Effect.map((rows) => rows[0]?.n ?? 0)
+      SqlSchema.single({
+        Request: Schema.Void,
+        Result: Waiting,
+        execute: () => sql`SELECT count(*)::int AS n FROM batch_jobs WHERE state <> 'done' AND lease_until < ${now}`
+      })(undefined).pipe(
+        Effect.map((row) => row.n),
+        Effect.catchTags({ ParseError: Effect.die, NoSuchElementException: Effect.die })
       )
 
     /** Deletes up to `limit` jobs finished before `before`, their results with them. */
     const pruneFinished = (before: Date, limit: number) =>
-      sql<{ n: number }>`
-        WITH gone AS (
-          DELETE FROM batch_jobs WHERE id IN (
-            SELECT id FROM batch_jobs WHERE state = 'done' AND finished_at < ${before} LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-          RETURNING 1)
-        SELECT count(*)::int AS n FROM gone`.pipe(
-        Effect.map((rows) => rows[0]?.n ?? 0),
-        Effect.withSpan("JobRepo.pruneFinished")
-      )
+      deleteSome(sql, { table: "batch_jobs", key: "id", where: sql`state = 'done' AND finished_at < ${before}`, limit }).pipe(Effect.withSpan("JobRepo.pruneFinished"))
 
     return { create, find, results, claim, lease, release, record, finish, waiting, pruneFinished } as const
   })

@@ -1,8 +1,10 @@
-import { Effect, Option, Schema, type Types } from "effect"
+import { Clock, Effect, Option, Schema, type Types } from "effect"
 import { randomUUID } from "node:crypto"
 import {
   BulkImportResult,
   BulkRowError,
+  Contractor,
+  type ContractorRecord,
   type CreateContractor,
   Invitation,
   type ListContractorsParams,
@@ -11,8 +13,8 @@ import {
 import { Conflict, notFound } from "../Domain/Errors.ts"
 import type { ContractorId, OrgId } from "../Domain/Ids.ts"
 import { BulkRows, type ValidRow } from "./BulkRows.ts"
-import { type ContractorChanges, ContractorRepo, type ContractorRow } from "./ContractorRepo.ts"
-import { registeredColumns, Registrations, toContractor } from "./Directory.ts"
+import { type ContractorChanges, ContractorRepo } from "./ContractorRepo.ts"
+import { registeredColumns, Registrations } from "./Directory.ts"
 import { decodeCursor, toPage } from "../Http/Cursor.ts"
 import { ContractorInvites } from "./ContractorInvites.ts"
 
@@ -24,6 +26,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
     const repo = yield* ContractorRepo
     const invites = yield* ContractorInvites
     const registrations = yield* Registrations
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     const find = (orgId: OrgId, id: ContractorId) =>
       repo.findById(orgId, id).pipe(Effect.flatMap(Option.match({
@@ -47,7 +50,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
         rateAmount: input.rate?.amount ?? null,
         rateCurrency: input.rate?.currency ?? null
       }]).pipe(Effect.catchTag("DuplicateContractor", () => Effect.fail(duplicate)))
-      return toContractor(row!)
+      return Contractor.fromRecord(row!)
     })
 
     const bulk = Effect.fn("Contractors.bulk")(function*(orgId: OrgId, rows: ReadonlyArray<unknown>) {
@@ -84,7 +87,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
           Effect.fail(new Conflict({ error: "the directory changed during the import; retry it" })))
       )
       return new BulkImportResult({
-        imported: imported.map(toContractor),
+        imported: imported.map(Contractor.fromRecord),
         errors: errors.sort((a, b) => a.row - b.row).map((e) => new BulkRowError(e))
       })
     })
@@ -94,13 +97,13 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
       const limit = params.limit ?? 50
       const q = Option.filter(Option.fromNullable(params.q?.trim()), (s) => s.length > 0)
       const rows = yield* repo.list(orgId, { limit, after, status: Option.fromNullable(params.status), q })
-      return toPage(rows, limit, toContractor)
+      return toPage(rows, limit, Contractor.fromRecord)
     })
 
     const get = (orgId: OrgId, id: ContractorId) =>
-      find(orgId, id).pipe(Effect.map(toContractor), Effect.withSpan("Contractors.get"))
+      find(orgId, id).pipe(Effect.map(Contractor.fromRecord), Effect.withSpan("Contractors.get"))
 
-    const nextStatus = (current: ContractorRow, requested: UpdateContractor["status"]) =>
+    const nextStatus = (current: ContractorRecord, requested: UpdateContractor["status"]) =>
       Effect.gen(function*() {
         if (requested === undefined || requested === current.status) return Option.none<"reactivate" | "inactive">()
         if (requested === "inactive") return Option.some("inactive" as const)
@@ -111,43 +114,40 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
     const update = Effect.fn("Contractors.update")(function*(orgId: OrgId, id: ContractorId, input: UpdateContractor) {
       const current = yield* find(orgId, id)
       const move = yield* nextStatus(current, input.status)
-      const address = input.address === undefined ? current.address : input.address
+      const address = input.address === undefined ? Option.getOrNull(current.address) : input.address
       const changes: Types.Mutable<ContractorChanges> = {
-        ...(input.name === undefined ? {} : { name: input.name }),
-        ...(input.email === undefined ? {} : { email: input.email }),
-        ...(input.address === undefined ? {} : { address: input.address }),
-        ...(input.rate === undefined ? {} : {
-          rateAmount: input.rate === null ? null : input.rate.amount,
-          rateCurrency: input.rate === null ? null : input.rate.currency
-        })
+        name: input.name,
+        email: input.email,
+        address: input.address,
+        rateAmount: input.rate === undefined ? undefined : input.rate?.amount ?? null,
+        rateCurrency: input.rate === undefined ? undefined : input.rate?.currency ?? null
       }
       const stillActive = Option.match(move, { onNone: () => current.status !== "inactive", onSome: (m) => m !== "inactive" })
       if (Option.contains(move, "inactive")) {
         changes.status = "inactive"
-      } else if (stillActive && (Option.isSome(move) || address !== current.address)) {
+      } else if (stillActive && (Option.isSome(move) || address !== Option.getOrNull(current.address))) {
         const registered = yield* registrations.lookup(address)
-        const linked = Option.isNone(move) && current.userSub !== null
+        const linked = Option.isNone(move) && Option.isSome(current.userSub)
         changes.status = registrations.statusFor(registered, linked)
         Object.assign(changes, registeredColumns(registered))
       }
-      const updated = yield* repo.update(orgId, id, changes, current.status).pipe(
+      const updated = yield* repo.update(orgId, id, changes, yield* now, current.status).pipe(
         Effect.catchTag("DuplicateContractor", () => Effect.fail(duplicate))
       )
       return yield* Option.match(updated, {
         onNone: () => Effect.fail(new Conflict({ error: "the contractor changed meanwhile; retry" })),
-        onSome: (row) => Effect.succeed(toContractor(row))
+        onSome: (row) => Effect.succeed(Contractor.fromRecord(row))
       })
     })
 
     const check = Effect.fn("Contractors.check")(function*(orgId: OrgId, id: ContractorId) {
       const current = yield* find(orgId, id)
-      if (current.status === "inactive" || current.status === "ready") return toContractor(current)
-      const registered = yield* registrations.read(current.address)
-      if (Option.isNone(registered)) return toContractor(current)
-      const updated = yield* repo.update(orgId, id, { status: "ready", ...registeredColumns(registered) }, current.status).pipe(
-        Effect.orDie
-      )
-      return toContractor(Option.getOrElse(updated, () => current))
+      if (current.status === "inactive" || current.status === "ready") return Contractor.fromRecord(current)
+      const registered = yield* registrations.read(Option.getOrNull(current.address))
+      if (Option.isNone(registered)) return Contractor.fromRecord(current)
+      const updated = yield* repo.update(orgId, id, { status: "ready", ...registeredColumns(registered) }, yield* now, current.status)
+        .pipe(Effect.orDie)
+      return Contractor.fromRecord(Option.getOrElse(updated, () => current))
     })
 
     const invite = Effect.fn("Contractors.invite")(function*(orgId: OrgId, id: ContractorId, now: Date) {

@@ -1,25 +1,11 @@
-import { DateTime, Effect, Option } from "effect"
-import { Contractor, type ContractorStatus } from "../Domain/Contractor.ts"
+import { Effect, Option } from "effect"
+import type { ContractorStatus } from "../Domain/Contractor.ts"
 import { UpstreamUnavailable } from "../Domain/Errors.ts"
 import { ConfidentialToken, type Registration } from "../Stellar/ConfidentialToken.ts"
-import type { ContractorChanges, ContractorRow } from "./ContractorRepo.ts"
-
-export const toContractor = (row: ContractorRow): Contractor =>
-  new Contractor({
-    id: row.id,
-    name: row.name,
-    ...(row.email === null ? {} : { email: row.email }),
-    ...(row.address === null ? {} : { address: row.address }),
-    ...(row.pvk === null ? {} : { pvk: row.pvk }),
-    ...(row.auditorId === null ? {} : { auditorId: row.auditorId }),
-    status: row.status,
-    ...(row.rateAmount === null ? {} : { rate: { amount: row.rateAmount, currency: "USDC" as const } }),
-    createdAt: DateTime.unsafeMake(row.createdAt),
-    ...(row.lastPaidAt === null ? {} : { lastPaidAt: DateTime.unsafeMake(row.lastPaidAt) })
-  })
+import type { ContractorColumns } from "./ContractorRepo.ts"
 
 /** The columns a registration fills in: the public viewing key and the auditor the account committed to. */
-export const registeredColumns = (registered: Option.Option<Registration>): Pick<ContractorChanges, "pvk" | "auditorId"> =>
+export const registeredColumns = (registered: Option.Option<Registration>): Partial<Pick<ContractorColumns, "pvk" | "auditorId">> =>
   Option.match(registered, {
     onNone: () => ({}),
     onSome: (r) => ({ pvk: r.viewingKey, auditorId: r.auditorId })

@@ -1,12 +1,13 @@
-import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
-import type { ContractorId, OrgId } from "../Domain/Ids.ts"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import { ContractorId, OrgId } from "../Domain/Ids.ts"
 
-export interface OpenInvite {
-  readonly orgId: OrgId
-  readonly orgName: string
-  readonly contractorId: ContractorId
-}
+const OpenInvite = Schema.Struct({ orgId: OrgId, orgName: Schema.String, contractorId: ContractorId })
+export type OpenInvite = typeof OpenInvite.Type
+
+const ClaimantInvite = Schema.Struct({ ...OpenInvite.fields, inviteId: Schema.OptionFromNullOr(Schema.String) })
+
+const Claimed = Schema.Struct({ orgId: OrgId, contractorId: ContractorId })
 
 export interface NewInvite {
   readonly id: string
@@ -34,11 +35,15 @@ export class InviteRepo extends Effect.Service<InviteRepo>()("Contractors/Invite
       }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("InviteRepo.issue"))
 
     const findOpen = (tokenHash: Buffer, now: Date) =>
-      sql<OpenInvite>`
-        SELECT i.org_id, o.name AS org_name, i.contractor_id
-        FROM invites i JOIN orgs o ON o.id = i.org_id
-        WHERE i.token_hash = ${tokenHash} AND i.accepted_at IS NULL AND i.revoked_at IS NULL AND i.expires_at > ${now}`
-        .pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie, Effect.withSpan("InviteRepo.findOpen"))
+      SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: OpenInvite,
+        execute: () =>
+          sql`
+            SELECT i.org_id, o.name AS org_name, i.contractor_id
+            FROM invites i JOIN orgs o ON o.id = i.org_id
+            WHERE i.token_hash = ${tokenHash} AND i.accepted_at IS NULL AND i.revoked_at IS NULL AND i.expires_at > ${now}`
+      })(undefined).pipe(Effect.orDie, Effect.withSpan("InviteRepo.findOpen"))
 
     /**
      * The oldest `invited` contractor whose address or email (any case) is the claimant's, with its newest open
@@ -48,7 +53,11 @@ export class InviteRepo extends Effect.Service<InviteRepo>()("Contractors/Invite
       claimant: { readonly address: Option.Option<string>; readonly email: Option.Option<string> },
       now: Date
     ) =>
-      sql<OpenInvite & { inviteId: string | null }>`
+      SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: ClaimantInvite,
+        execute: () =>
+          sql`
         SELECT c.org_id, o.name AS org_name, c.id AS contractor_id, i.id AS invite_id
         FROM contractors c
         JOIN orgs o ON o.id = c.org_id
@@ -62,26 +71,23 @@ export class InviteRepo extends Effect.Service<InviteRepo>()("Contractors/Invite
           ...Option.toArray(Option.map(claimant.email, (email) => sql`lower(c.email) = ${email.toLowerCase()}`))
         ])
       })
-        ORDER BY c.created_at, c.id LIMIT 1`.pipe(
-        Effect.map((rows) =>
-          Option.map(Option.fromNullable(rows[0]), (row) => ({
-            orgId: row.orgId,
-            orgName: row.orgName,
-            contractorId: row.contractorId,
-            inviteId: Option.fromNullable(row.inviteId)
-          }))
-        ),
+        ORDER BY c.created_at, c.id LIMIT 1`
+      })(undefined).pipe(
         Effect.orDie,
         Effect.withSpan("InviteRepo.findForClaimant")
       )
 
     /** Marks the invite accepted by `sub`; none when it was already used, revoked, expired or unknown. */
     const claim = (tokenHash: Buffer, sub: string, now: Date) =>
-      sql<{ orgId: OrgId; contractorId: ContractorId }>`
-        UPDATE invites SET accepted_at = ${now}, accepted_by = ${sub}
-        WHERE token_hash = ${tokenHash} AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ${now}
-        RETURNING org_id, contractor_id`
-        .pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie, Effect.withSpan("InviteRepo.claim"))
+      SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: Claimed,
+        execute: () =>
+          sql`
+            UPDATE invites SET accepted_at = ${now}, accepted_by = ${sub}
+            WHERE token_hash = ${tokenHash} AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ${now}
+            RETURNING org_id, contractor_id`
+      })(undefined).pipe(Effect.orDie, Effect.withSpan("InviteRepo.claim"))
 
     return { issue, findOpen, findForClaimant, claim } as const
   })

@@ -1,6 +1,8 @@
 import { Schema } from "effect"
 import { BatchId, ContractorId, PayoutId } from "./Ids.ts"
-import { StorableText } from "./Text.ts"
+import { Page, PageParams } from "./Page.ts"
+import { fromRow, Optional } from "./Row.ts"
+import { Name } from "./Text.ts"
 import { SignedXdr } from "./Transfer.ts"
 
 export const BatchStatus = Schema.Literal("draft", "ready", "started", "completed")
@@ -17,30 +19,39 @@ export class Batch extends Schema.Class<Batch>("Batch")({
   settledCount: Schema.Int,
   failedCount: Schema.Int,
   createdAt: Schema.DateTimeUtc,
-  startedAt: Schema.optional(Schema.DateTimeUtc),
-  completedAt: Schema.optional(Schema.DateTimeUtc)
+  startedAt: Optional(Schema.DateTimeUtc),
+  completedAt: Optional(Schema.DateTimeUtc)
 }) {}
+
+/** A `batches` row, decoded into the API's Batch. */
+export const BatchFromRow = fromRow(Batch, {
+  ...Batch.fields,
+  createdAt: Schema.DateTimeUtcFromDate,
+  startedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
+  completedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate)
+})
 
 export class Payout extends Schema.Class<Payout>("Payout")({
   id: PayoutId,
   batchId: BatchId,
   contractorId: ContractorId,
   status: PayoutStatus,
-  hash: Schema.optional(Schema.String),
-  error: Schema.optional(Schema.String),
+  hash: Optional(Schema.String),
+  error: Optional(Schema.String),
   createdAt: Schema.DateTimeUtc,
   updatedAt: Schema.DateTimeUtc
 }) {}
 
-export class CreateBatch extends Schema.Class<CreateBatch>("CreateBatch")({
-  name: Schema.compose(
-    Schema.Trim,
-    StorableText.pipe(
-      Schema.minLength(1, { message: () => "name must not be empty" }),
-      Schema.maxLength(200, { message: () => "name must be at most 200 characters" })
-    )
-  )
-}) {}
+/** A `payouts` row, decoded into the API's Payout. */
+export const PayoutFromRow = fromRow(Payout, {
+  ...Payout.fields,
+  hash: Schema.OptionFromNullOr(Schema.String),
+  error: Schema.OptionFromNullOr(Schema.String),
+  createdAt: Schema.DateTimeUtcFromDate,
+  updatedAt: Schema.DateTimeUtcFromDate
+})
+
+export class CreateBatch extends Schema.Class<CreateBatch>("CreateBatch")({ name: Name }) {}
 
 export class AddPayouts extends Schema.Class<AddPayouts>("AddPayouts")({
   contractorIds: Schema.Array(ContractorId).pipe(
@@ -49,16 +60,10 @@ export class AddPayouts extends Schema.Class<AddPayouts>("AddPayouts")({
   )
 }) {}
 
-export class BatchPage extends Schema.Class<BatchPage>("BatchPage")({
-  items: Schema.Array(Batch),
-  nextCursor: Schema.optional(Schema.String)
-}) {}
+export class BatchPage extends Schema.Class<BatchPage>("BatchPage")(Page(Batch)) {}
 
 export const ListBatchesParams = Schema.Struct({
-  limit: Schema.optional(
-    Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100, { message: () => "limit must be 1 to 100" }))
-  ),
-  cursor: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
+  ...PageParams,
   status: Schema.optional(BatchStatus)
 })
 
@@ -67,10 +72,18 @@ export class ContractorPayout extends Schema.Class<ContractorPayout>("Contractor
   company: Schema.String,
   batchName: Schema.String,
   status: PayoutStatus,
-  hash: Schema.optional(Schema.String),
+  hash: Optional(Schema.String),
   createdAt: Schema.DateTimeUtc,
   updatedAt: Schema.DateTimeUtc
 }) {}
+
+/** A payout as its contractor sees it, with the paying organization's and the batch's names. */
+export const ContractorPayoutFromRow = fromRow(ContractorPayout, {
+  ...ContractorPayout.fields,
+  hash: Schema.OptionFromNullOr(Schema.String),
+  createdAt: Schema.DateTimeUtcFromDate,
+  updatedAt: Schema.DateTimeUtcFromDate
+})
 
 export class JobItem extends Schema.Class<JobItem>("JobItem")({
   signedXDR: SignedXdr,

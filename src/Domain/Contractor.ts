@@ -1,18 +1,14 @@
 import { Schema } from "effect"
-import { ContractorId } from "./Ids.ts"
+import { ContractorId, OrgId } from "./Ids.ts"
+import { Page, PageParams } from "./Page.ts"
+import { Optional } from "./Row.ts"
 import { StellarAddress } from "./Stellar.ts"
-import { StorableText } from "./Text.ts"
+import { Name, StorableText } from "./Text.ts"
 
 export const ContractorStatus = Schema.Literal("invited", "onboarding", "ready", "inactive")
 export type ContractorStatus = typeof ContractorStatus.Type
 
-export const ContractorName = Schema.compose(
-  Schema.Trim,
-  StorableText.pipe(
-    Schema.minLength(1, { message: () => "name must not be empty" }),
-    Schema.maxLength(200, { message: () => "name must be at most 200 characters" })
-  )
-)
+export const ContractorName = Name
 
 const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/
 export const Email = Schema.compose(
@@ -42,18 +38,40 @@ export const PublicViewingKey = Schema.String.pipe(
   Schema.pattern(/^([0-9a-f]{2}){16,128}$/, { message: () => "pvk must be lowercase hex of 16 to 128 bytes" })
 )
 
+/** A directory record as stored (`contractors` row): absence is `Option`, times are `DateTime.Utc`. */
+export const ContractorRecord = Schema.Struct({
+  id: ContractorId,
+  orgId: OrgId,
+  name: Schema.String,
+  email: Schema.OptionFromNullOr(Schema.String),
+  address: Schema.OptionFromNullOr(Schema.String),
+  pvk: Schema.OptionFromNullOr(Schema.String),
+  auditorId: Schema.OptionFromNullOr(Schema.Int),
+  status: ContractorStatus,
+  rate: Schema.OptionFromNullOr(Rate),
+  userSub: Schema.OptionFromNullOr(Schema.String),
+  createdAt: Schema.DateTimeUtcFromDate,
+  lastPaidAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate)
+})
+export type ContractorRecord = typeof ContractorRecord.Type
+
+/** What the API shows of a record: everything but the organization and the linked user. */
 export class Contractor extends Schema.Class<Contractor>("Contractor")({
   id: ContractorId,
   name: Schema.String,
-  email: Schema.optional(Schema.String),
-  address: Schema.optional(Schema.String),
-  pvk: Schema.optional(Schema.String),
-  auditorId: Schema.optional(Schema.Int),
+  email: Optional(Schema.String),
+  address: Optional(Schema.String),
+  pvk: Optional(Schema.String),
+  auditorId: Optional(Schema.Int),
   status: ContractorStatus,
-  rate: Schema.optional(Rate),
+  rate: Optional(Rate),
   createdAt: Schema.DateTimeUtc,
-  lastPaidAt: Schema.optional(Schema.DateTimeUtc)
-}) {}
+  lastPaidAt: Optional(Schema.DateTimeUtc)
+}) {
+  static fromRecord(record: ContractorRecord): Contractor {
+    return new Contractor(record)
+  }
+}
 
 export class CreateContractor extends Schema.Class<CreateContractor>("CreateContractor")({
   name: ContractorName,
@@ -104,16 +122,10 @@ export class BulkImportResult extends Schema.Class<BulkImportResult>("BulkImport
   errors: Schema.Array(BulkRowError)
 }) {}
 
-export class ContractorPage extends Schema.Class<ContractorPage>("ContractorPage")({
-  items: Schema.Array(Contractor),
-  nextCursor: Schema.optional(Schema.String)
-}) {}
+export class ContractorPage extends Schema.Class<ContractorPage>("ContractorPage")(Page(Contractor)) {}
 
 export const ListContractorsParams = Schema.Struct({
-  limit: Schema.optional(
-    Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100, { message: () => "limit must be 1 to 100" }))
-  ),
-  cursor: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
+  ...PageParams,
   status: Schema.optional(ContractorStatus),
   q: Schema.optional(StorableText.pipe(Schema.maxLength(200)))
 })

@@ -1,6 +1,7 @@
 import { Context, Schema } from "effect"
 import { ContractorId, OrgId } from "./Ids.ts"
-import { StorableText } from "./Text.ts"
+import { fromRow } from "./Row.ts"
+import { Name } from "./Text.ts"
 
 export const SignInMethod = Schema.Literal("sep10", "privy")
 export type SignInMethod = typeof SignInMethod.Type
@@ -42,15 +43,16 @@ export class Org extends Schema.Class<Org>("Org")({
   createdAt: Schema.DateTimeUtc
 }) {}
 
-export class CreateOrg extends Schema.Class<CreateOrg>("CreateOrg")({
-  name: Schema.compose(
-    Schema.Trim,
-    StorableText.pipe(
-      Schema.minLength(1, { message: () => "name must not be empty" }),
-      Schema.maxLength(200, { message: () => "name must be at most 200 characters" })
-    )
-  )
-}) {}
+/** An `orgs` row, decoded into the API's Org. */
+export const OrgFromRow = fromRow(Org, { ...Org.fields, createdAt: Schema.DateTimeUtcFromDate })
+
+export const OrgRole = Schema.Literal("owner", "member")
+
+/** The organization a user belongs to, and as what. */
+export const Membership = Schema.Struct({ orgId: OrgId, orgName: Schema.String, role: OrgRole })
+export type Membership = typeof Membership.Type
+
+export class CreateOrg extends Schema.Class<CreateOrg>("CreateOrg")({ name: Name }) {}
 
 export class OrgInvitation extends Schema.Class<OrgInvitation>("OrgInvitation")({
   token: Schema.String,

@@ -17,6 +17,15 @@ export const textProblem = (text: string): string | undefined =>
 /** Text the service can store and search. */
 export const StorableText = Schema.String.pipe(Schema.filter((text) => textProblem(text) ?? true))
 
+/** A trimmed, non-empty name of at most 200 characters (contractors, batches, organizations). */
+export const Name = Schema.compose(
+  Schema.Trim,
+  StorableText.pipe(
+    Schema.minLength(1, { message: () => "name must not be empty" }),
+    Schema.maxLength(200, { message: () => "name must be at most 200 characters" })
+  )
+)
+
 export interface TextIssue {
   /** Where: `rows.3.name`, or the query parameter's name. */
   readonly field: string

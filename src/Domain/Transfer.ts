@@ -1,5 +1,6 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { OrgId } from "./Ids.ts"
 
 /**
  * The network's largest transaction: `tx_max_size_bytes` of Soroban's bandwidth settings (132,096 bytes on
@@ -86,3 +87,22 @@ export class TransferTimeout extends Schema.TaggedError<TransferTimeout>()(
   { error: Schema.String, hash: Schema.String },
   HttpApiSchema.annotations({ status: 504 })
 ) {}
+
+/** A durable submission (`submissions` row) as the transfer services read it. */
+export const Submission = Schema.Struct({
+  innerHash: Schema.String,
+  outerHash: Schema.String,
+  envelope: Schema.String,
+  source: Schema.String,
+  sessionSub: Schema.String,
+  orgId: Schema.NullOr(OrgId),
+  payoutId: Schema.NullOr(Schema.String),
+  state: SubmissionState,
+  resultCode: Schema.NullOr(Schema.String),
+  ledger: Schema.NullOr(Schema.Int),
+  maxTime: Schema.ValidDateFromSelf,
+  leaseUntil: Schema.ValidDateFromSelf,
+  createdAt: Schema.ValidDateFromSelf,
+  updatedAt: Schema.ValidDateFromSelf
+})
+export type Submission = typeof Submission.Type

@@ -1,6 +1,7 @@
-import { Duration, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { OperationalKeys } from "../Auth/Keys.ts"
 import { StellarConfig, TESTNET_PASSPHRASE } from "../Config.ts"
+import { RpcClient } from "../Stellar/RpcClient.ts"
 
 /**
  * Development bootstrap: operational keys generated on this start, on testnet, are funded once through friendbot.
@@ -9,7 +10,8 @@ import { StellarConfig, TESTNET_PASSPHRASE } from "../Config.ts"
 export const FriendbotBootstrapLive = Layer.scopedDiscard(
   Effect.gen(function*() {
     const keys = yield* OperationalKeys
-    const { networkPassphrase, friendbotUrl } = yield* StellarConfig
+    const { networkPassphrase } = yield* StellarConfig
+    const rpc = yield* RpcClient
     if (!keys.generated || networkPassphrase !== TESTNET_PASSPHRASE) return
     const accounts = [
       ["sponsor", keys.sponsor.publicKey()],
@@ -17,12 +19,11 @@ export const FriendbotBootstrapLive = Layer.scopedDiscard(
       ...keys.channels.map((k, i) => [`channel ${i}`, k.publicKey()] as const)
     ] as const
     const fund = ([role, account]: readonly [string, string]) =>
-      Effect.tryPromise((signal) => fetch(`${friendbotUrl}?addr=${encodeURIComponent(account)}`, { signal })).pipe(
-        Effect.timeout(Duration.seconds(30)),
-        Effect.flatMap((res) =>
-          res.ok
+      rpc.friendbot(account).pipe(
+        Effect.flatMap((status) =>
+          status >= 200 && status < 300
             ? Effect.logInfo(`funded the generated ${role} account through friendbot`).pipe(Effect.annotateLogs({ account }))
-            : Effect.logWarning(`friendbot refused the ${role} account`).pipe(Effect.annotateLogs({ account, status: res.status }))
+            : Effect.logWarning(`friendbot refused the ${role} account`).pipe(Effect.annotateLogs({ account, status }))
         ),
         Effect.catchAll(() =>
           Effect.logWarning(`could not fund the generated ${role} account through friendbot`).pipe(Effect.annotateLogs({ account }))

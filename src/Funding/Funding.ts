@@ -1,4 +1,3 @@
-import { SqlClient } from "@effect/sql"
 import { Address, Contract, nativeToScVal, scValToNative, TransactionBuilder } from "@stellar/stellar-sdk"
 import { Clock, Effect, Option } from "effect"
 import { OperationalKeys } from "../Auth/Keys.ts"
@@ -9,9 +8,9 @@ import { RpcClient } from "../Stellar/RpcClient.ts"
 import { Sponsor } from "../Transfers/Sponsor.ts"
 import { Transfers } from "../Transfers/Transfers.ts"
 import { VaultState } from "./Api.ts"
+import { FaucetRepo } from "./FaucetRepo.ts"
 import { formatStroops, parseStroops } from "./Stroops.ts"
 
-const GRANT_WINDOW_MS = 24 * 3600 * 1000
 const FAUCET_VALIDITY_SECONDS = 120
 const rpcDown = (what: string) => new UpstreamUnavailable({ error: `could not ${what} through Stellar RPC` })
 
@@ -27,7 +26,7 @@ export class Funding extends Effect.Service<Funding>()("Funding/Funding", {
     const keys = yield* OperationalKeys
     const sponsor = yield* Sponsor
     const transfers = yield* Transfers
-    const sql = yield* SqlClient.SqlClient
+    const grants = yield* FaucetRepo
     const faucetAmount = parseStroops(config.faucetAmount)
     if (faucetAmount === undefined) return yield* Effect.dieMessage("FAUCET_AMOUNT must be a positive decimal with at most 7 places")
     const oneAtATime = yield* Effect.makeSemaphore(1)
@@ -53,11 +52,8 @@ export class Funding extends Effect.Service<Funding>()("Funding/Funding", {
     /** One grant per address per 24 hours, checked and recorded with the submission itself. */
     const grant = (address: string, innerHash: string, now: Date) =>
       Effect.gen(function*() {
-        yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`faucet:${address}`}))`
-        const recent = yield* sql`
-          SELECT 1 FROM faucet_grants WHERE address = ${address} AND granted_at > ${new Date(now.getTime() - GRANT_WINDOW_MS)}`
-        if (recent.length > 0) return yield* new RateLimited({ error: "this address was funded in the last 24 hours" })
-        yield* sql`INSERT INTO faucet_grants ${sql.insert({ address, grantedAt: now, innerHash })}`
+        const granted = yield* grants.grant(address, innerHash, now)
+        if (!granted) return yield* new RateLimited({ error: "this address was funded in the last 24 hours" })
       })
 
     const faucet = Effect.fn("Funding.faucet")(function*(session: Session, requested: string | undefined) {
@@ -109,5 +105,5 @@ export class Funding extends Effect.Service<Funding>()("Funding/Funding", {
 
     return { vault, faucet } as const
   }),
-  dependencies: [RpcClient.Default, OperationalKeys.Default, Sponsor.Default, Transfers.Default]
+  dependencies: [RpcClient.Default, OperationalKeys.Default, Sponsor.Default, Transfers.Default, FaucetRepo.Default]
 }) {}

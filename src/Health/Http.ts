@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Api } from "../Api.ts"
+import { DatabaseProbe } from "../Sql/DatabaseProbe.ts"
 import { RpcClient } from "../Stellar/RpcClient.ts"
 import { Health, Liveness, ServiceUnavailable } from "./Api.ts"
 import { Drain } from "./Drain.ts"
@@ -17,13 +17,13 @@ const probe = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 
 export const HealthHttpLive = HttpApiBuilder.group(Api, "health", (handlers) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const database = yield* DatabaseProbe
     const rpc = yield* RpcClient
     const drain = yield* Drain
     const rpcHealthy = rpc.getHealth.pipe(Effect.filterOrFail((health) => health.status === "healthy"))
 
     const readiness = Effect.gen(function*() {
-      const [db, rpcState] = yield* Effect.all([probe(sql`SELECT 1`), probe(rpcHealthy)], { concurrency: 2 })
+      const [db, rpcState] = yield* Effect.all([probe(database.ping), probe(rpcHealthy)], { concurrency: 2 })
       if (yield* drain.draining) {
         return yield* new ServiceUnavailable({ error: "shutting down", status: "draining", version: VERSION, db, rpc: rpcState })
       }
@@ -38,4 +38,4 @@ export const HealthHttpLive = HttpApiBuilder.group(Api, "health", (handlers) =>
       .handle("health", () => readiness)
       .handle("ready", () => readiness)
       .handle("live", () => Effect.succeed(new Liveness({ status: "ok", version: VERSION })))
-  }))
+  })).pipe(Layer.provide(DatabaseProbe.Default))

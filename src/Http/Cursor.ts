@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { DateTime, Effect, Schema } from "effect"
 import { InvalidRequest } from "../Domain/Errors.ts"
 
 /** Creation times a row can have: from 1970 to the end of year 9999, which PostgreSQL's timestamptz holds too. */
@@ -12,9 +12,15 @@ const decodeJson = Schema.decodeUnknown(CursorJson)
 
 const BASE64URL = /^[A-Za-z0-9_-]{1,200}$/
 
+/** What a keyset page is ordered by: newest first, ties broken by id. */
+export interface KeysetRow {
+  readonly createdAt: DateTime.Utc
+  readonly id: string
+}
+
 /** Opaque keyset cursor: the last row's creation time and id. */
-export const encodeCursor = (row: { readonly createdAt: Date; readonly id: string }) =>
-  Buffer.from(JSON.stringify([row.createdAt.getTime(), row.id])).toString("base64url")
+export const encodeCursor = (row: KeysetRow) =>
+  Buffer.from(JSON.stringify([DateTime.toEpochMillis(row.createdAt), row.id])).toString("base64url")
 
 /** Every part is checked (alphabet, JSON shape, a time PostgreSQL can compare, a UUID): a bad cursor is 400. */
 export const decodeCursor = (cursor: string) =>
@@ -26,7 +32,7 @@ export const decodeCursor = (cursor: string) =>
   )
 
 /** One page of newest-first rows (fetched with `limit + 1`), with the cursor of the next page when there is one. */
-export const toPage = <R extends { readonly createdAt: Date; readonly id: string }, A>(
+export const toPage = <R extends KeysetRow, A>(
   rows: ReadonlyArray<R>,
   limit: number,
   toItem: (row: R) => A

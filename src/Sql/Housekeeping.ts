@@ -3,12 +3,11 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { ChallengeRepo } from "../Auth/ChallengeRepo.ts"
 import { JobRepo } from "../Batches/JobRepo.ts"
 import { OperationsConfig, SponsorConfig } from "../Config.ts"
+import { FAUCET_GRANT_WINDOW, FaucetRepo } from "../Funding/FaucetRepo.ts"
 import { Drain } from "../Health/Drain.ts"
 import { SubmissionRepo } from "../Transfers/SubmissionRepo.ts"
 import { repeatRounds } from "./Rounds.ts"
 
-/** The faucet's rule: one grant per address per 24 hours (src/Funding/Funding.ts). */
-const FAUCET_GRANT_WINDOW = Duration.hours(24)
 
 /** At most this many batches per table and round, so one round stays short even with a large backlog. */
 const MAX_BATCHES = 20
@@ -32,6 +31,7 @@ export class Housekeeping extends Effect.Service<Housekeeping>()("Sql/Housekeepi
     const challenges = yield* ChallengeRepo
     const submissions = yield* SubmissionRepo
     const jobs = yield* JobRepo
+    const faucet = yield* FaucetRepo
     const { retention } = yield* OperationsConfig
     const { quotaWindow } = yield* SponsorConfig
 
@@ -52,7 +52,7 @@ export class Housekeeping extends Effect.Service<Housekeeping>()("Sql/Housekeepi
       const pruned: Pruned = {
         challenges: yield* inBatches(500, (limit) => challenges.pruneExpired(new Date(now), limit)),
         quota: yield* inBatches(500, (limit) => submissions.pruneQuota(ago(quotaWindow), limit)),
-        faucetGrants: yield* inBatches(500, (limit) => submissions.pruneFaucetGrants(ago(FAUCET_GRANT_WINDOW), limit)),
+        faucetGrants: yield* inBatches(500, (limit) => faucet.prune(ago(FAUCET_GRANT_WINDOW), limit)),
         jobs: yield* inBatches(20, (limit) => jobs.pruneFinished(ago(retention), limit)),
         submissions: yield* inBatches(100, (limit) => submissions.pruneFinal(ago(Duration.max(retention, quotaWindow)), limit))
       }
@@ -62,7 +62,7 @@ export class Housekeeping extends Effect.Service<Housekeeping>()("Sql/Housekeepi
 
     return { round } as const
   }),
-  dependencies: [ChallengeRepo.Default, SubmissionRepo.Default, JobRepo.Default]
+  dependencies: [ChallengeRepo.Default, SubmissionRepo.Default, JobRepo.Default, FaucetRepo.Default]
 }) {}
 
 /** Every instance prunes at start-up and then every HOUSEKEEPING_INTERVAL; not while draining. */

@@ -8,6 +8,7 @@ import OrgInvites from "../../migrations/0004_org_invites.ts"
 import TokenInterface from "../../migrations/0005_token_interface.ts"
 import RateLimits from "../../migrations/0006_rate_limits.ts"
 import HousekeepingIndexes from "../../migrations/0007_housekeeping.ts"
+import LeaseOwners from "../../migrations/0008_lease_owners.ts"
 import { PgLive } from "./PgLive.ts"
 
 /** Migrations are listed here so that they ship with the code; PgMigrator records which ran. */
@@ -15,7 +16,8 @@ export const MigratorLive = PgMigrator.layer({
   loader: PgMigrator.fromRecord({ "0001_init": Init, "0002_transfers": Transfers, "0003_batches": Batches,
     "0004_org_invites": OrgInvites, "0005_token_interface": TokenInterface,
     "0006_rate_limits": RateLimits,
-    "0007_housekeeping": HousekeepingIndexes
+    "0007_housekeeping": HousekeepingIndexes,
+    "0008_lease_owners": LeaseOwners
   })
 }).pipe(Layer.provide(NodeContext.layer))
 

@@ -1,4 +1,5 @@
 import { Contract, type FeeBumpTransaction, Keypair, rpc, StrKey, type Transaction, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { Data, Duration, Effect, Option } from "effect"
 import { StellarConfig } from "../Config.ts"
 import { trackRpcCall } from "../Observability/Metrics.ts"
@@ -21,10 +22,14 @@ export class SimulationFailed extends Data.TaggedError("SimulationFailed")<{ rea
 /** Any valid account serves as the source of a read-only simulation; it is never submitted. */
 const SIMULATION_SOURCE = "GAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAWHF"
 
-/** Stellar RPC as an Effect service: the only place that talks to the network. */
+/**
+ * Stellar RPC (and, for development accounts, friendbot) as an Effect service: the only place that talks to the
+ * network. Every call is timed out, counted and traced.
+ */
 export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", {
   effect: Effect.gen(function*() {
     const config = yield* StellarConfig
+    const http = yield* HttpClient.HttpClient
     const url = new URL(config.rpcUrl)
     const server = new rpc.Server(config.rpcUrl, {
       allowHttp: url.protocol === "http:",
@@ -46,8 +51,6 @@ export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", 
       )
 
     const getHealth = call("getHealth", () => server.getHealth())
-    const getNetwork = call("getNetwork", () => server.getNetwork())
-    const getLatestLedger = call("getLatestLedger", () => server.getLatestLedger())
 
     /** The account's signers and thresholds, or none when the account does not exist on-chain. */
     const getAccountSigners = (accountId: string) =>
@@ -101,18 +104,26 @@ export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", 
     /** Simulates and assembles a Soroban transaction (footprint, resources, fee) before it is signed. */
     const prepareTransaction = (tx: Transaction) => call("prepareTransaction", () => server.prepareTransaction(tx))
 
+    /** Asks friendbot (FRIENDBOT_URL) to create and fund `accountId`; its HTTP status says whether it did. */
+    const friendbot = (accountId: string) =>
+      http.execute(HttpClientRequest.get(config.friendbotUrl, { urlParams: { addr: accountId } })).pipe(
+        Effect.map((response) => response.status),
+        Effect.scoped,
+        Effect.mapError((cause) => new RpcError({ method: "friendbot", message: cause.message, cause })),
+        Effect.timeoutFail({ duration: Duration.seconds(30), onTimeout: () => new RpcError({ method: "friendbot", message: "timed out" }) }),
+        Effect.withSpan("RpcClient.friendbot")
+      )
+
     return {
-      server,
-      networkPassphrase: config.networkPassphrase,
       getHealth,
-      getNetwork,
-      getLatestLedger,
       getAccountSigners,
       simulateRead,
       sendTransaction,
       getTransaction,
       getAccount,
-      prepareTransaction
+      prepareTransaction,
+      friendbot
     } as const
-  })
+  }),
+  dependencies: [FetchHttpClient.layer]
 }) {}

@@ -23,11 +23,12 @@ export type PollOutcome = Data.TaggedEnum<{
 export const PollOutcome = Data.taggedEnum<PollOutcome>()
 
 class TryAgainLater extends Data.TaggedError("TryAgainLater")<{}> {}
-class NotFound extends Data.TaggedError("NotFound")<{}> {}
+/** Not on the ledger yet: polled again. */
+class StillMissing extends Data.TaggedError("StillMissing")<{}> {}
 
 // Signals for the retry schedules, made once: an error captures a stack trace when it is built.
 const tryAgainLater = new TryAgainLater()
-const notFound = new NotFound()
+const stillMissing = new StillMissing()
 
 /** Exponential from 250 ms, each step capped at 1 s, jittered, for at most `budget`. */
 export const followSchedule = (budget: Duration.Duration) =>
@@ -113,7 +114,7 @@ export class Network extends Effect.Service<Network>()("Transfers/Network", {
       Effect.gen(function*() {
         const budget = yield* remaining(deadline)
         return yield* check(hash, maxTime).pipe(
-          Effect.flatMap((outcome) => outcome._tag === "NotYet" ? Effect.fail(notFound) : Effect.succeed(outcome)),
+          Effect.flatMap((outcome) => outcome._tag === "NotYet" ? Effect.fail(stillMissing) : Effect.succeed(outcome)),
           Effect.retry(followSchedule(budget)),
           Effect.orElseSucceed(() => PollOutcome.NotYet())
         )

@@ -1,47 +1,185 @@
-import { FeeBumpTransaction, type Transaction, xdr } from "@stellar/stellar-sdk"
-import { Effect, Option } from "effect"
-import { SponsorConfig, StellarConfig } from "../Config.ts"
+import { Address, FeeBumpTransaction, type Keypair, StrKey, type Transaction, xdr } from "@stellar/stellar-sdk"
+import { Duration, Effect, Either, Layer, Option } from "effect"
 import { OperationalKeys } from "../Auth/Keys.ts"
-import type { Policy } from "./Envelope.ts"
+import { SponsorConfig, StellarConfig } from "../Config.ts"
+import { SponsorRefused } from "../Domain/Transfer.ts"
+import { CONFIDENTIAL_TRANSFER as TRANSFER_FUNCTION } from "../Stellar/ConfidentialToken.ts"
+
+export const MAX_VALIDITY_SECONDS = 600
+
+/** What the sponsor pays for, and how often per source account. */
+export interface SponsorPolicy {
+  readonly allowedContracts: ReadonlySet<string>
+  readonly maxInnerFee: number
+  readonly quota: number
+  readonly quotaWindow: Duration.Duration
+}
+
+export interface TransferCall {
+  readonly contract: string
+  readonly from: string
+  readonly to: string
+  readonly maxTime: number
+}
+
+/** One unit of a source's quota, as SubmissionRepo.create counts and records it atomically. */
+export interface QuotaReservation {
+  readonly limit: number
+  readonly since: Date
+  readonly now: Date
+}
+
+const refuse = (rule: string, error: string) => Either.left(new SponsorRefused({ rule, error }))
+
+type HostOperation = Extract<Transaction["operations"][number], { type: "invokeHostFunction" }>
+
+/** An account (G...) or contract (C...) address; the other address kinds cannot hold a confidential balance. */
+const plainAddress = (value: xdr.ScVal | undefined): string | undefined =>
+  value?.type === "scvAddress" &&
+    (value.address.type === "scAddressTypeAccount" || value.address.type === "scAddressTypeContract")
+    ? Address.fromScAddress(value.address).toString()
+    : undefined
 
 /**
- * The fee sponsor: its policy and its CAP-15 fee-bump. The outer fee is exactly twice the inner fee, which keeps
- * the outer fee rate (fee / (ops + 1)) equal to the inner one for a one-operation transaction; the SDK's
- * `buildFeeBumpTransaction` derives the fee from a base fee instead, so the envelope is built here.
+ * `confidential_transfer(from: Address, to: Address, data: Bytes)` as the OpenZeppelin confidential token declares it
+ * (packages/tokens/src/confidential/mod.rs), with `from` the transaction's source: the employer pays from its own
+ * confidential balance, never anyone else's.
+ */
+const checkArguments = (args: ReadonlyArray<xdr.ScVal>, source: string) => {
+  const [from, to, data] = [plainAddress(args[0]), plainAddress(args[1]), args[2]]
+  if (args.length !== 3 || from === undefined || to === undefined || data?.type !== "scvBytes") {
+    return refuse("arguments", `${TRANSFER_FUNCTION} takes exactly (from: Address, to: Address, data: Bytes)`)
+  }
+  if (from !== source) return refuse("arguments", "from must be the transaction's source account")
+  return Either.right({ from, to })
+}
+
+/**
+ * Authorization entries may only authorize `from`'s own call of this very `confidential_transfer`, with nothing
+ * beneath it: the sponsor never pays for anyone else's authorization.
+ */
+const checkAuth = (op: HostOperation, call: xdr.InvokeContractArgs, from: string) => {
+  for (const entry of op.auth ?? []) {
+    const credentials = entry.credentials
+    const who = credentials.type === "sorobanCredentialsSourceAccount"
+      ? from
+      : credentials.type === "sorobanCredentialsAddress"
+      ? Address.fromScAddress(credentials.address.address).toString()
+      : undefined
+    if (who !== from) return refuse("auth", "authorization entries may only be the sender's own")
+    const root = entry.rootInvocation
+    if (root.function.type !== "sorobanAuthorizedFunctionTypeContractFn" || !root.function.contractFn.equals(call)) {
+      return refuse("auth", `an authorization entry may only authorize this ${TRANSFER_FUNCTION} call`)
+    }
+    if (root.subInvocations.length > 0) return refuse("auth", "authorization entries may not carry sub-invocations")
+  }
+  return Either.right(undefined)
+}
+
+const policyOf = (tx: Transaction, policy: SponsorPolicy, nowSeconds: number): Either.Either<TransferCall, SponsorRefused> =>
+  Either.gen(function*() {
+    const op = tx.operations[0]
+    if (op?.type !== "invokeHostFunction") return yield* refuse("operation", "only an invokeHostFunction operation is sponsored")
+    if (op.func.type !== "hostFunctionTypeInvokeContract" || op.func.invokeContract.functionName.toString() !== TRANSFER_FUNCTION) {
+      return yield* refuse("function", `only ${TRANSFER_FUNCTION} contract calls are sponsored`)
+    }
+    const call = op.func.invokeContract
+    const contract = Address.fromScAddress(call.contractAddress).toString()
+    if (!StrKey.isValidContract(contract) || !policy.allowedContracts.has(contract)) {
+      return yield* refuse("contract", "the contract is not on the sponsor's allow-list")
+    }
+    const { from, to } = yield* checkArguments(call.args, tx.source)
+    yield* checkAuth(op, call, from)
+    if (Number(tx.fee) > policy.maxInnerFee) {
+      return yield* refuse("fee", `the inner fee ${tx.fee} exceeds the sponsor's cap of ${policy.maxInnerFee} stroops`)
+    }
+    const maxTime = Number(tx.timeBounds?.maxTime ?? 0)
+    if (maxTime === 0) return yield* refuse("timebounds", "the transaction needs time bounds with a maxTime")
+    if (maxTime <= nowSeconds) return yield* refuse("timebounds", "the transaction's maxTime has passed")
+    if (maxTime > nowSeconds + MAX_VALIDITY_SECONDS) {
+      return yield* refuse("timebounds", `the transaction's maxTime may be at most ${MAX_VALIDITY_SECONDS / 60} minutes ahead`)
+    }
+    return { contract, from, to, maxTime }
+  })
+
+/**
+ * The sponsor's rules, each refusal naming its rule: what is called, with which arguments and authorizations, on
+ * which contract, for what fee, until when.
+ */
+export const checkPolicy = (tx: Transaction, policy: SponsorPolicy, nowSeconds: number): Either.Either<TransferCall, SponsorRefused> => {
+  try {
+    return policyOf(tx, policy, nowSeconds)
+  } catch {
+    // The SDK could not read a part of the call (an address kind it does not know, nesting too deep to compare).
+    return refuse("operation", "the operation could not be read")
+  }
+}
+
+/**
+ * CAP-15 fee-bump paid and signed by `key`. The outer fee is exactly twice the inner fee, which keeps the outer fee
+ * rate (fee / (ops + 1)) equal to the inner one for a one-operation transaction; the SDK's `buildFeeBumpTransaction`
+ * derives the fee from a base fee instead, so the envelope is built here.
+ */
+const feeBumpWith = (key: Keypair, networkPassphrase: string) => (inner: Transaction): FeeBumpTransaction => {
+  const envelope = inner.toEnvelope()
+  if (envelope.type !== "envelopeTypeTx") throw new Error("the inner transaction must be a v1 envelope")
+  const outer = xdr.TransactionEnvelope.envelopeTypeTxFeeBump(
+    new xdr.FeeBumpTransactionEnvelope({
+      tx: new xdr.FeeBumpTransaction({
+        feeSource: key.xdrMuxedAccount(),
+        fee: 2n * BigInt(inner.fee),
+        innerTx: xdr.FeeBumpTransactionInnerTx.envelopeTypeTx(envelope.v1),
+        ext: xdr.FeeBumpTransactionExt.v0()
+      }),
+      signatures: []
+    })
+  )
+  const tx = new FeeBumpTransaction(outer, networkPassphrase)
+  tx.sign(key)
+  return tx
+}
+
+/** The whole sponsor decision from a policy and the sponsor's key. */
+export const makeSponsor = (policy: SponsorPolicy, key: Keypair, networkPassphrase: string) => {
+  /** The policy at `now`; the quota is decided when the submission is recorded (`reservation`). */
+  const check = (tx: Transaction, now: Date) => checkPolicy(tx, policy, Math.floor(now.getTime() / 1000))
+
+  /** The window the source's sponsored transfers are counted in, ending at `now`. */
+  const reservation = (now: Date): QuotaReservation => ({
+    limit: policy.quota,
+    since: new Date(now.getTime() - Duration.toMillis(policy.quotaWindow)),
+    now
+  })
+
+  const quotaExhausted = () =>
+    new SponsorRefused({
+      rule: "quota",
+      error: `the source account has used its ${policy.quota} sponsored transfers for this window`
+    })
+
+  return { policy, check, reservation, quotaExhausted, feeBump: feeBumpWith(key, networkPassphrase), account: key.publicKey() } as const
+}
+
+/**
+ * The fee sponsor: the policy of what it pays for (operation, function, contract, arguments, auth, fee, time bounds),
+ * the per-source quota it applies (counted by SubmissionRepo), and its fee-bump.
  */
 export class Sponsor extends Effect.Service<Sponsor>()("Transfers/Sponsor", {
   effect: Effect.gen(function*() {
     const config = yield* SponsorConfig
     const { networkPassphrase, confidentialTokenContract } = yield* StellarConfig
     const keys = yield* OperationalKeys
-
-    const policy: Policy = {
-      allowedContracts: new Set(
-        Option.getOrElse(config.allowedContracts, () => Option.toArray(confidentialTokenContract))
-      ),
-      maxInnerFee: config.maxInnerFee
+    const policy: SponsorPolicy = {
+      allowedContracts: new Set(Option.getOrElse(config.allowedContracts, () => Option.toArray(confidentialTokenContract))),
+      maxInnerFee: config.maxInnerFee,
+      quota: config.quota,
+      quotaWindow: config.quotaWindow
     }
-
-    const feeBump = (inner: Transaction): FeeBumpTransaction => {
-      const envelope = inner.toEnvelope()
-      if (envelope.type !== "envelopeTypeTx") throw new Error("the inner transaction must be a v1 envelope")
-      const outer = xdr.TransactionEnvelope.envelopeTypeTxFeeBump(
-        new xdr.FeeBumpTransactionEnvelope({
-          tx: new xdr.FeeBumpTransaction({
-            feeSource: keys.sponsor.xdrMuxedAccount(),
-            fee: 2n * BigInt(inner.fee),
-            innerTx: xdr.FeeBumpTransactionInnerTx.envelopeTypeTx(envelope.v1),
-            ext: xdr.FeeBumpTransactionExt.v0()
-          }),
-          signatures: []
-        })
-      )
-      const tx = new FeeBumpTransaction(outer, networkPassphrase)
-      tx.sign(keys.sponsor)
-      return tx
-    }
-
-    return { policy, quota: config.quota, quotaWindow: config.quotaWindow, feeBump, account: keys.sponsor.publicKey() } as const
+    return makeSponsor(policy, keys.sponsor, networkPassphrase)
   }),
   dependencies: [OperationalKeys.Default]
-}) {}
+}) {
+  /** A sponsor with the given policy and key, for tests. */
+  static layerTest = (policy: SponsorPolicy, key: Keypair, networkPassphrase: string) =>
+    Layer.succeed(Sponsor, Sponsor.make(makeSponsor(policy, key, networkPassphrase)))
+}

@@ -1,25 +1,12 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option } from "effect"
-import type { OrgId } from "../Domain/Ids.ts"
-import type { SubmissionState } from "../Domain/Transfer.ts"
+import { Clock, Effect, Schema } from "effect"
+import { randomUUID } from "node:crypto"
+import { Submission, type SubmissionState } from "../Domain/Transfer.ts"
+import { FaucetRepo } from "../Funding/FaucetRepo.ts"
+import { deleteSome } from "../Sql/DeleteSome.ts"
 
-export interface Submission {
-  readonly innerHash: string
-  readonly outerHash: string
-  readonly envelope: string
-  readonly source: string
-  readonly sessionSub: string
-  readonly orgId: OrgId | null
-  readonly payoutId: string | null
-  readonly state: SubmissionState
-  readonly resultCode: string | null
-  readonly ledger: number | null
-  readonly maxTime: Date
-  readonly leaseUntil: Date
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
+export type { Submission } from "../Domain/Transfer.ts"
 
 export type NewSubmission = Pick<
   Submission,
@@ -34,11 +21,25 @@ export const IN_FLIGHT: ReadonlyArray<SubmissionState> = ["pending", "submitted"
 const COLUMNS =
   "inner_hash, outer_hash, envelope, source, session_sub, org_id, payout_id, state, result_code, ledger, max_time, lease_until, created_at, updated_at"
 
-/** Durable submissions and the sponsor's quota reservations. */
+const Hash = Schema.Struct({ innerHash: Schema.String })
+const Used = Schema.Struct({ used: Schema.Int })
+
+/**
+ * Durable submissions and the sponsor's quota reservations. A submission's lease records the instance holding it
+ * (`lease_owner`); only that instance renews or releases it, and whoever claims a lapsed lease becomes its owner.
+ */
 export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/SubmissionRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const faucet = yield* FaucetRepo
     const columns = sql.literal(COLUMNS)
+    /** This instance, as the owner of the leases it takes. */
+    const instance = randomUUID()
+
+    const hashes = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
+      SqlSchema.findAll({ Request: Schema.Void, Result: Hash, execute: () => statement })(undefined).pipe(
+        Effect.catchTag("ParseError", Effect.die)
+      )
 
     /**
      * Records the submission and reserves one unit of the source's quota in one transaction, serialized per
@@ -51,14 +52,18 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
     ) =>
       Effect.gen(function*() {
         yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`sponsor-quota:${row.source}`}))`
-        const existing = yield* sql`SELECT 1 FROM submissions WHERE inner_hash = ${row.innerHash}`
+        const existing = yield* hashes(sql`SELECT inner_hash FROM submissions WHERE inner_hash = ${row.innerHash}`)
         if (existing.length > 0) return "exists" as CreateOutcome
         if (quota !== undefined) {
-          const counted = yield* sql<{ used: number }>`
-            SELECT count(*)::int AS used FROM sponsor_quota WHERE source = ${row.source} AND reserved_at > ${quota.since}`
-          if ((counted[0]?.used ?? 0) >= quota.limit) return "quota" as CreateOutcome
+          const [counted] = yield* SqlSchema.findAll({
+            Request: Schema.Void,
+            Result: Used,
+            execute: () =>
+              sql`SELECT count(*)::int AS used FROM sponsor_quota WHERE source = ${row.source} AND reserved_at > ${quota.since}`
+          })(undefined).pipe(Effect.catchTag("ParseError", Effect.die))
+          if ((counted?.used ?? 0) >= quota.limit) return "quota" as CreateOutcome
         }
-        yield* sql`INSERT INTO submissions ${sql.insert({ ...row, state: "pending" })}`
+        yield* sql`INSERT INTO submissions ${sql.insert({ ...row, state: "pending", leaseOwner: instance })}`
         if (quota !== undefined) {
           yield* sql`INSERT INTO sponsor_quota ${
             sql.insert({ innerHash: row.innerHash, source: row.source, reservedAt: quota.now })
@@ -66,14 +71,18 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
         }
         yield* link
         return "created" as CreateOutcome
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("SubmissionRepo.create"))
+      }).pipe(
+        sql.withTransaction,
+        Effect.catchTag("SqlError", Effect.die),
+        Effect.withSpan("SubmissionRepo.create")
+      )
 
     const find = (hash: string) =>
-      sql<Submission>`SELECT ${columns} FROM submissions WHERE inner_hash = ${hash} OR outer_hash = ${hash}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0])),
-        Effect.orDie,
-        Effect.withSpan("SubmissionRepo.find")
-      )
+      SqlSchema.findOne({
+        Request: Schema.String,
+        Result: Submission,
+        execute: (hash) => sql`SELECT ${columns} FROM submissions WHERE inner_hash = ${hash} OR outer_hash = ${hash}`
+      })(hash).pipe(Effect.orDie, Effect.withSpan("SubmissionRepo.find"))
 
     /** Runs `effect` in one transaction (a state change and what follows from it). */
     const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>) => sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die))
@@ -85,10 +94,11 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
       to: SubmissionState,
       fields: { readonly resultCode?: string; readonly ledger?: number } = {}
     ) =>
-      sql`
-        UPDATE submissions SET ${sql.update({ state: to, ...fields, updatedAt: new Date() })}
-        WHERE inner_hash = ${innerHash} AND state IN ${sql.in(from)}
-        RETURNING inner_hash`.pipe(
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        hashes(sql`
+          UPDATE submissions SET ${sql.update({ state: to, ...fields, updatedAt: new Date(now) })}
+          WHERE inner_hash = ${innerHash} AND state IN ${sql.in(from)}
+          RETURNING inner_hash`)).pipe(
         Effect.map((rows) => rows.length === 1),
         Effect.orDie,
         Effect.withSpan("SubmissionRepo.transition", { attributes: { to } })
@@ -97,67 +107,49 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
     /** A transaction that never reached the ledger gives its quota (or faucet grant) back. */
     const releaseQuota = (innerHash: string) =>
       sql`DELETE FROM sponsor_quota WHERE inner_hash = ${innerHash}`.pipe(
-        Effect.zipRight(sql`DELETE FROM faucet_grants WHERE inner_hash = ${innerHash}`),
+        Effect.zipRight(faucet.release(innerHash)),
         Effect.asVoid,
         Effect.orDie
       )
 
-    const lease = (innerHash: string, until: Date) =>
-      sql`UPDATE submissions SET lease_until = ${until} WHERE inner_hash = ${innerHash}`.pipe(Effect.asVoid, Effect.orDie)
+    /** Renews (or, with `until` now, releases) a lease this instance holds; one held by another is left alone. */
+    const lease = (innerHash: string, until: Date, owner: string = instance) =>
+      sql`UPDATE submissions SET lease_until = ${until} WHERE inner_hash = ${innerHash} AND lease_owner = ${owner}`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      )
 
-    /** In-flight submissions nobody holds a lease on, leased to the caller. */
-    const claimStale = (now: Date, until: Date, limit: number) =>
-      sql<Submission>`
-        UPDATE submissions SET lease_until = ${until}
-        WHERE inner_hash IN (
-          SELECT inner_hash FROM submissions
-          WHERE state IN ('pending', 'submitted') AND lease_until < ${now}
-          ORDER BY lease_until LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED)
-        RETURNING ${columns}`.pipe(Effect.orDie, Effect.withSpan("SubmissionRepo.claimStale"))
-
-    const counted = (rows: ReadonlyArray<{ readonly n: number }>) => rows[0]?.n ?? 0
+    /** In-flight submissions nobody holds a lease on, leased to `owner` (this instance unless told). */
+    const claimStale = (now: Date, until: Date, limit: number, owner: string = instance) =>
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: Submission,
+        execute: () =>
+          sql`
+            UPDATE submissions SET lease_until = ${until}, lease_owner = ${owner}
+            WHERE inner_hash IN (
+              SELECT inner_hash FROM submissions
+              WHERE state IN ('pending', 'submitted') AND lease_until < ${now}
+              ORDER BY lease_until LIMIT ${limit}
+              FOR UPDATE SKIP LOCKED)
+            RETURNING ${columns}`
+      })(undefined).pipe(Effect.orDie, Effect.withSpan("SubmissionRepo.claimStale"))
 
     /** Deletes up to `limit` quota reservations made before `before` (outside the quota window, so spent). */
     const pruneQuota = (before: Date, limit: number) =>
-      sql<{ n: number }>`
-        WITH gone AS (
-          DELETE FROM sponsor_quota WHERE inner_hash IN (
-            SELECT inner_hash FROM sponsor_quota WHERE reserved_at < ${before} LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-          RETURNING 1)
-        SELECT count(*)::int AS n FROM gone`.pipe(Effect.map(counted), Effect.withSpan("SubmissionRepo.pruneQuota"))
-
-    /** Deletes up to `limit` faucet grants made before `before` (outside the one-grant window, so spent). */
-    const pruneFaucetGrants = (before: Date, limit: number) =>
-      sql<{ n: number }>`
-        WITH gone AS (
-          DELETE FROM faucet_grants WHERE ctid IN (
-            SELECT ctid FROM faucet_grants WHERE granted_at < ${before} LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-          RETURNING 1)
-        SELECT count(*)::int AS n FROM gone`.pipe(Effect.map(counted), Effect.withSpan("SubmissionRepo.pruneFaucetGrants"))
+      deleteSome(sql, { table: "sponsor_quota", key: "inner_hash", where: sql`reserved_at < ${before}`, limit }).pipe(Effect.withSpan("SubmissionRepo.pruneQuota"))
 
     /** Deletes up to `limit` submissions that reached a final state before `before`. */
     const pruneFinal = (before: Date, limit: number) =>
-      sql<{ n: number }>`
-        WITH gone AS (
-          DELETE FROM submissions WHERE inner_hash IN (
-            SELECT inner_hash FROM submissions
-            WHERE state IN ('success', 'failed', 'rejected', 'expired') AND updated_at < ${before}
-            LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-          RETURNING 1)
-        SELECT count(*)::int AS n FROM gone`.pipe(Effect.map(counted), Effect.withSpan("SubmissionRepo.pruneFinal"))
+      deleteSome(sql, {
+        table: "submissions",
+        key: "inner_hash",
+        // Literal states, so that the partial index submissions_final applies.
+        where: sql`state IN ('success', 'failed', 'rejected', 'expired') AND updated_at < ${before}`,
+        limit
+      }).pipe(Effect.withSpan("SubmissionRepo.pruneFinal"))
 
-    return {
-      create,
-      find,
-      transition,
-      releaseQuota,
-      lease,
-      claimStale,
-      atomically,
-      pruneQuota,
-      pruneFaucetGrants,
-      pruneFinal
-    } as const
-  })
+    return { create, find, transition, releaseQuota, lease, claimStale, atomically, pruneQuota, pruneFinal } as const
+  }),
+  dependencies: [FaucetRepo.Default]
 }) {}

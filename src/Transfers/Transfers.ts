@@ -4,17 +4,18 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Account } from "../Auth/Account.ts"
 import { PayoutLink } from "../Batches/PayoutLink.ts"
 import { StellarConfig, SubmissionConfig } from "../Config.ts"
-import { Conflict, InvalidRequest, NotImplemented, notFound, UpstreamUnavailable } from "../Domain/Errors.ts"
+import { Conflict, InvalidRequest, notFound, UpstreamUnavailable } from "../Domain/Errors.ts"
 import type { OrgId } from "../Domain/Ids.ts"
 import type { Session } from "../Domain/Session.ts"
 import { outcomeOf, SponsorRefused, type TransferRequest, TransferStatus } from "../Domain/Transfer.ts"
 import { countSponsorRefusal } from "../Observability/Metrics.ts"
 import { RpcClient } from "../Stellar/RpcClient.ts"
-import { checkPolicy, checkSources, decodeInner, validSigners } from "./Envelope.ts"
+import { checkSources, decodeInner, validSigners } from "./Envelope.ts"
 import { followSchedule, Network, PollOutcome } from "./Network.ts"
 import { answerFor, Settle } from "./Settle.ts"
 import { FINAL_STATES, type Submission, SubmissionRepo } from "./SubmissionRepo.ts"
-import { Sponsor } from "./Sponsor.ts"
+import { type QuotaReservation, Sponsor } from "./Sponsor.ts"
+import type { Submitter } from "./Submitter.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -35,8 +36,8 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
     /** The envelope must carry a valid signature of its source (or one of its signers) for this network. */
     const signedForThisNetwork = (tx: Transaction) =>
       Effect.gen(function*() {
-        // A muxed or otherwise foreign source is refused by the source check (403) that follows.
-        if (!StrKey.isValidEd25519PublicKey(tx.source)) return true
+        // The source check (403) ran first: a muxed or otherwise foreign source never gets here.
+        if (!StrKey.isValidEd25519PublicKey(tx.source)) return false
         if (validSigners(tx, [tx.source]).length > 0) return true
         const signers = yield* rpc.getAccountSigners(tx.source).pipe(
           Effect.mapError(() => new UpstreamUnavailable({ error: "could not read the source account from Stellar RPC" }))
@@ -97,35 +98,27 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
         )
       })
 
-    /** `sources` widens who may source the transaction (batch runs: the organization's wallets). */
-    const submit = Effect.fn("Transfers.submit")(function*(
-      session: Session,
-      request: TransferRequest,
-      sources: ReadonlySet<string> = new Set([session.sub])
-    ) {
-      if (session.method !== "sep10") {
-        return yield* new NotImplemented({ error: "sponsored transfers need a wallet (SEP-10) session" })
-      }
+    /** POST /transfer's checks in the interface's order: decode (400), source (403), signature (400), policy (422). */
+    const submit = Effect.fn("Transfers.submit")(function*(submitter: Submitter, request: TransferRequest) {
       const tx = yield* decodeInner(request.signedXDR, networkPassphrase)
+      yield* checkSources(tx, submitter.allowedSources)
       if (!(yield* signedForThisNetwork(tx))) {
         return yield* new InvalidRequest({ error: "the transaction carries no valid signature of its source for this network" })
       }
-      yield* checkSources(tx, sources)
-      const orgId = yield* account.employerOrg(session)
       const at = yield* now
-      const call = yield* checkPolicy(tx, sponsor.policy, Math.floor(at.getTime() / 1000)).pipe(Effect.tapError(countSponsorRefusal))
+      const call = yield* sponsor.check(tx, at).pipe(Effect.tapError(countSponsorRefusal))
       if (request.payoutId !== undefined) {
-        yield* payouts.check(orgId, request.payoutId, call.to).pipe(Effect.tapErrorTag("SponsorRefused", countSponsorRefusal))
+        yield* payouts.check(submitter.orgId, request.payoutId, call.to).pipe(Effect.tapErrorTag("SponsorRefused", countSponsorRefusal))
       }
       const fee = sponsor.feeBump(tx)
       return yield* execute({
         inner: tx,
         fee,
         maxTime: call.maxTime,
-        sessionSub: session.sub,
-        orgId,
+        sessionSub: submitter.sub,
+        orgId: submitter.orgId,
         payoutId: request.payoutId ?? null,
-        quota: { limit: sponsor.quota, since: new Date(at.getTime() - Duration.toMillis(sponsor.quotaWindow)), now: at },
+        quota: sponsor.reservation(at),
         link: request.payoutId === undefined
           ? Effect.void
           : payouts.markSubmitted(request.payoutId, Buffer.from(fee.hash()).toString("hex"), at)
@@ -144,7 +137,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
         readonly sessionSub: string
         readonly orgId: OrgId | null
         readonly payoutId: string | null
-        readonly quota: { readonly limit: number; readonly since: Date; readonly now: Date } | undefined
+        readonly quota: QuotaReservation | undefined
         readonly link: Effect.Effect<void, E | SqlError>
       }
     ) =>
@@ -167,10 +160,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
         }
         const created = yield* repo.create(row, job.quota, job.link)
         if (created === "quota") {
-          return yield* new SponsorRefused({
-            rule: "quota",
-            error: `the source account has used its ${sponsor.quota} sponsored transfers for this window`
-          })
+          return yield* sponsor.quotaExhausted()
         }
         if (created === "created") {
           yield* drive({ ...row, state: "pending", resultCode: null, ledger: null, createdAt: at, updatedAt: at }, job.fee, deadline)

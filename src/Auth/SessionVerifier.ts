@@ -1,0 +1,75 @@
+import { Clock, DateTime, Effect, Layer, Redacted, Schema } from "effect"
+import { errors as joseErrors, jwtVerify, SignJWT } from "jose"
+import { randomUUID } from "node:crypto"
+import { ServerConfig } from "../Config.ts"
+import { Unauthorized } from "../Domain/Errors.ts"
+import { type Session, SessionToken, SignInMethod } from "../Domain/Session.ts"
+import { OperationalKeys } from "./Keys.ts"
+
+export const SESSION_TTL_SECONDS = 60 * 60
+
+const Claims = Schema.Struct({
+  sub: Schema.NonEmptyString,
+  jti: Schema.NonEmptyString,
+  iat: Schema.Number,
+  exp: Schema.Number,
+  method: SignInMethod,
+  email: Schema.optional(Schema.String)
+})
+
+const unauthorized = (error: string) => new Unauthorized({ error })
+
+/** Issues and verifies HS256 session JWTs with `secret`, naming `issuer` as their `iss`. */
+export const makeSessionVerifier = (secret: Uint8Array, issuer: string) => {
+  const issue = Effect.fn("SessionVerifier.issue")(function*(sub: string, method: SignInMethod, email?: string) {
+    const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    const exp = now + SESSION_TTL_SECONDS
+    const token = yield* Effect.promise(() =>
+      new SignJWT(email === undefined ? { method } : { method, email })
+        .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+        .setIssuer(issuer)
+        .setSubject(sub)
+        .setIssuedAt(now)
+        .setExpirationTime(exp)
+        .setJti(randomUUID())
+        .sign(secret)
+    )
+    return new SessionToken({ token, expiresAt: DateTime.unsafeMake(exp * 1000) })
+  })
+
+  /** A bearer token into its verified session; 401 when missing, malformed, forged or expired. */
+  const verify = Effect.fn("SessionVerifier.verify")(function*(token: string) {
+    if (token.length === 0) return yield* unauthorized("missing bearer token")
+    const now = yield* Clock.currentTimeMillis
+    const { payload } = yield* Effect.tryPromise({
+      try: () => jwtVerify(token, secret, { algorithms: ["HS256"], issuer, currentDate: new Date(now) }),
+      catch: (e) => unauthorized(e instanceof joseErrors.JWTExpired ? "session expired" : "invalid session token")
+    })
+    const claims = yield* Schema.decodeUnknown(Claims)(payload).pipe(
+      Effect.mapError(() => unauthorized("invalid session token"))
+    )
+    return {
+      sub: claims.sub,
+      method: claims.method,
+      jti: claims.jti,
+      expiresAt: new Date(claims.exp * 1000),
+      email: claims.email
+    } satisfies Session
+  })
+
+  return { issue, verify } as const
+}
+
+/** The service's sessions: JWT_SECRET-keyed tokens issued by PUBLIC_URL. */
+export class SessionVerifier extends Effect.Service<SessionVerifier>()("Auth/SessionVerifier", {
+  effect: Effect.gen(function*() {
+    const { publicUrl } = yield* ServerConfig
+    const keys = yield* OperationalKeys
+    return makeSessionVerifier(Redacted.value(keys.jwtSecret), publicUrl)
+  }),
+  dependencies: [OperationalKeys.Default]
+}) {
+  /** Sessions keyed with a fixed secret, for tests. */
+  static layerTest = (secret: string, issuer = "http://payroll.test") =>
+    Layer.succeed(SessionVerifier, SessionVerifier.make(makeSessionVerifier(new TextEncoder().encode(secret), issuer)))
+}

@@ -1,0 +1,74 @@
+import { Reactivity } from "@effect/experimental"
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { ConfigProvider, Effect, Layer, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import { JobRepo } from "../src/Batches/JobRepo.ts"
+import type { OrgId } from "../src/Domain/Ids.ts"
+import { DatabaseLive } from "../src/Sql/Migrations.ts"
+import { SubmissionRepo } from "../src/Transfers/SubmissionRepo.ts"
+import { backend, freshDatabase } from "./support/TestDatabase.ts"
+
+const Database = Layer.unwrapScoped(
+  Effect.map(freshDatabase, (settings) =>
+    DatabaseLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))))
+).pipe(Layer.provide(Reactivity.layer))
+
+layer(Layer.mergeAll(SubmissionRepo.Default, JobRepo.Default).pipe(Layer.provideMerge(Database)), {
+  excludeTestServices: true
+})(`lease owners (${backend})`, (it) => {
+  it.effect("only the instance holding a lease renews or releases it; a claim takes it over", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const submissions = yield* SubmissionRepo
+      const jobs = yield* JobRepo
+      const now = Date.now()
+      const at = (ms: number) => new Date(now + ms)
+      const orgId = randomUUID() as OrgId
+      yield* sql`INSERT INTO orgs ${sql.insert({ id: orgId, name: "Lease Co", createdBy: "GA" })}`
+      const leaseOf = (innerHash: string) =>
+        sql<{ leaseUntil: Date; leaseOwner: string | null }>`
+          SELECT lease_until, lease_owner FROM submissions WHERE inner_hash = ${innerHash}`.pipe(Effect.map((rows) => rows[0]!))
+
+      yield* submissions.create({
+        innerHash: "lease-1",
+        outerHash: "outer-lease-1",
+        envelope: "AAAA",
+        source: "GA",
+        sessionSub: "GA",
+        orgId,
+        payoutId: null,
+        maxTime: at(60_000),
+        leaseUntil: at(-1_000)
+      }, undefined)
+      const creator = (yield* leaseOf("lease-1")).leaseOwner
+      expect(creator).not.toBeNull()
+
+      // The lapsed lease is claimed by another instance, which now owns it.
+      const claimed = yield* submissions.claimStale(at(0), at(30_000), 10, "other-instance")
+      expect(claimed.map((s) => s.innerHash)).toEqual(["lease-1"])
+      expect(yield* leaseOf("lease-1")).toMatchObject({ leaseOwner: "other-instance", leaseUntil: at(30_000) })
+
+      // The creator can neither renew nor release it any more; the owner can.
+      yield* submissions.lease("lease-1", at(90_000))
+      yield* submissions.lease("lease-1", at(0))
+      expect((yield* leaseOf("lease-1")).leaseUntil).toEqual(at(30_000))
+      yield* submissions.lease("lease-1", at(0), "other-instance")
+      expect((yield* leaseOf("lease-1")).leaseUntil).toEqual(at(0))
+
+      const jobId = randomUUID()
+      yield* jobs.create({ id: jobId, orgId, sessionSub: "GA", items: [{ signedXDR: "AAAA" }] }, at(-1_000))
+      const job = yield* jobs.claim(at(0), at(30_000), "worker-a")
+      expect(Option.map(job, (j) => j.id)).toEqual(Option.some(jobId))
+      const jobLease = sql<{ leaseUntil: Date }>`SELECT lease_until FROM batch_jobs WHERE id = ${jobId}`.pipe(
+        Effect.map((rows) => rows[0]!.leaseUntil)
+      )
+      yield* jobs.lease(jobId, at(90_000), "worker-b")
+      yield* jobs.release(jobId, at(0), "worker-b")
+      expect(yield* jobLease).toEqual(at(30_000))
+      yield* jobs.lease(jobId, at(90_000), "worker-a")
+      expect(yield* jobLease).toEqual(at(90_000))
+      yield* jobs.release(jobId, at(0), "worker-a")
+      expect(yield* jobLease).toEqual(at(0))
+    }))
+})
