@@ -2,7 +2,9 @@ import { expect, layer } from "@effect/vitest"
 import { Keypair } from "@stellar/stellar-sdk"
 import { FetchHttpClient } from "@effect/platform"
 import { Effect, Fiber, Schedule } from "effect"
+import { BatchRun, JobItem } from "../src/Domain/Batch.ts"
 import { type PayrollProgress, planJobs, runPayroll } from "../src/PayrollClient.ts"
+import { api } from "./support/Api.ts"
 import { call, signIn } from "./support/Client.ts"
 import { privyConfig, privyToken } from "./support/Privy.ts"
 import { TestApp, type TestAppShape, TestAppLive } from "./support/TestApp.ts"
@@ -16,10 +18,9 @@ const orgWithWallets = (app: TestAppShape, n: number) =>
     for (let i = 1; i < n; i++) {
       const wallet = Keypair.random()
       app.rpc.setAccount({ id: wallet.publicKey() })
-      const invite = yield* call(app, "POST", "/orgs/invites", { token: owner.token })
+      const invite = yield* (yield* api(app, owner.token)).account.inviteEmployer()
       const token = yield* signIn(app, wallet)
-      const joined = yield* call(app, "POST", `/orgs/join/${invite.body.token}`, { token })
-      expect(joined.status).toBe(200)
+      yield* (yield* api(app, token)).account.joinOrg({ path: { token: invite.token } })
       wallets.push(wallet)
     }
     return { token: owner.token, wallets }
@@ -38,12 +39,29 @@ const transfersFrom = (app: TestAppShape, wallets: ReadonlyArray<Keypair>, perWa
   return items.map((item, i) => ({ item, key: (i * 7919) % items.length })).sort((a, b) => a.key - b.key).map((x) => x.item)
 }
 
+/** The `/batch` routes of the typed client signed in with `token`, against `url` (default: the first instance). */
+const runs = (app: TestAppShape, token: string, url = app.url) =>
+  api({ url }, token).pipe(Effect.map((client) => client.batchRuns))
+
+/** The body of `POST /batch` carrying these signed envelopes. */
+const run = (signedXDRs: ReadonlyArray<string>) => ({
+  payload: new BatchRun({ transactions: signedXDRs.map((signedXDR) => new JobItem({ signedXDR })) })
+})
+
+/** The error a request failed with, as its tag and fields. */
+const failure = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flip(effect).pipe(Effect.map((e) => ({ ...e }) as { readonly _tag: E["_tag"]; readonly error?: string }))
+
 const pollJob = (app: TestAppShape, token: string, jobId: string, expected: number) =>
-  call(app, "GET", `/batch/${jobId}`, { token }).pipe(
-    Effect.filterOrFail((res) => res.body.results?.length === expected, (res) => res),
-    Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("45 seconds"))),
-    Effect.orElse(() => call(app, "GET", `/batch/${jobId}`, { token }))
-  )
+  Effect.gen(function*() {
+    const client = yield* runs(app, token)
+    const poll = client.poll({ path: { jobId } })
+    return yield* poll.pipe(
+      Effect.filterOrFail((job) => job.results.length === expected, (job) => job),
+      Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("45 seconds"))),
+      Effect.orElse(() => poll)
+    )
+  })
 
 const FAST = { RECONCILE_INTERVAL: "200 millis", TRANSFER_POLL_MARGIN: "1 second", ...privyConfig }
 
@@ -52,41 +70,42 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 20 }), { excludeTestServices: true }
     Effect.gen(function*() {
       const app = yield* TestApp
       const { token, wallet } = yield* walletEmployer(app)
+      const client = yield* runs(app, token)
+      // Bodies the contract refuses (no items, more than 100): the typed client would not encode them.
       expect((yield* call(app, "POST", "/batch", { token, json: { transactions: [] } })).status).toBe(400)
       const tooMany = Array.from({ length: 101 }, () => ({ signedXDR: "AAAA" }))
       expect((yield* call(app, "POST", "/batch", { token, json: { transactions: tooMany } })).status).toBe(400)
-      const email = yield* call(app, "POST", "/auth/privy", { json: { token: yield* privyToken() } })
-      expect((yield* call(app, "POST", "/batch", { token: email.body.token, json: { transactions: [{ signedXDR: "AAAA" }] } })).status).toBe(501)
-      const loner = yield* signIn(app)
-      expect((yield* call(app, "POST", "/batch", { token: loner, json: { transactions: [{ signedXDR: "AAAA" }] } })).status).toBe(403)
-      for (const id of ["7b0c4a43-3c5e-4c5a-9c56-1f0f6f1f7d10", "not-a-job"]) {
-        const res = yield* call(app, "GET", `/batch/${id}`, { token })
-        expect(res.status).toBe(404)
-        expect(res.body).toMatchObject({ error: "unknown job" })
+      const one = run(["AAAA"])
+      const email = yield* (yield* api(app)).auth.privy({ payload: { token: yield* privyToken() } })
+      expect((yield* failure((yield* runs(app, email.token)).start(one)))._tag).toBe("NotImplemented")
+      expect((yield* failure((yield* runs(app, yield* signIn(app))).start(one)))._tag).toBe("Forbidden")
+      for (const jobId of ["7b0c4a43-3c5e-4c5a-9c56-1f0f6f1f7d10", "not-a-job"]) {
+        expect(yield* failure(client.poll({ path: { jobId } }))).toMatchObject({ _tag: "NotFound", error: "unknown job" })
       }
-      const started = yield* call(app, "POST", "/batch", { token, json: { transactions: [{ signedXDR: innerTransfer(app, wallet) }] } })
-      expect(started.status).toBe(200)
+      const started = yield* client.start(run([innerTransfer(app, wallet)]))
       const other = yield* walletEmployer(app, "Other")
-      expect((yield* call(app, "GET", `/batch/${started.body.jobId}`, { token: other.token })).body).toMatchObject({ error: "unknown job" })
-      const mine = yield* pollJob(app, token, started.body.jobId, 1)
-      expect(typeof mine.body.createdAt).toBe("number")
-      expect(mine.body.results[0]).toMatchObject({ i: 0, status: "SUCCESS" })
+      expect(yield* failure((yield* runs(app, other.token)).poll({ path: { jobId: started.jobId } })))
+        .toMatchObject({ _tag: "NotFound", error: "unknown job" })
+      const mine = yield* pollJob(app, token, started.jobId, 1)
+      expect(typeof mine.createdAt).toBe("number")
+      expect(mine.results[0]).toMatchObject({ i: 0, status: "SUCCESS" })
     }))
 
   it.effect("organization invites add wallets; each is single-use", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
-      const owner = yield* walletEmployer(app, "Inviting Co")
-      const invite = yield* call(app, "POST", "/orgs/invites", { token: owner.token })
-      expect(invite.status).toBe(200)
-      const member = yield* signIn(app)
-      const joined = yield* call(app, "POST", `/orgs/join/${invite.body.token}`, { token: member })
-      expect(joined.body.name).toBe("Inviting Co")
-      expect((yield* call(app, "GET", "/me", { token: member })).body).toMatchObject({ roles: ["employer"], employer: { orgName: "Inviting Co" } })
-      expect((yield* call(app, "POST", `/orgs/join/${invite.body.token}`, { token: yield* signIn(app) })).status).toBe(404)
-      const second = yield* call(app, "POST", "/orgs/invites", { token: owner.token })
-      expect((yield* call(app, "POST", `/orgs/join/${second.body.token}`, { token: member })).status).toBe(409)
-      expect((yield* call(app, "POST", "/orgs/invites", { token: yield* signIn(app) })).status).toBe(403)
+      const owner = yield* api(app, (yield* walletEmployer(app, "Inviting Co")).token)
+      const invite = yield* owner.account.inviteEmployer()
+      const member = yield* api(app, yield* signIn(app))
+      const joined = yield* member.account.joinOrg({ path: { token: invite.token } })
+      expect(joined.name).toBe("Inviting Co")
+      expect(yield* member.account.me({ urlParams: {} })).toMatchObject({ roles: ["employer"], employer: { orgName: "Inviting Co" } })
+      const late = yield* api(app, yield* signIn(app))
+      expect((yield* failure(late.account.joinOrg({ path: { token: invite.token } })))._tag).toBe("NotFound")
+      const second = yield* owner.account.inviteEmployer()
+      expect((yield* failure(member.account.joinOrg({ path: { token: second.token } })))._tag).toBe("Conflict")
+      const loner = yield* api(app, yield* signIn(app))
+      expect((yield* failure(loner.account.inviteEmployer()))._tag).toBe("Forbidden")
     }))
 
   it.effect("100 real-size transfers across 10 accounts: one body is 413; the client's runPayroll splits them into jobs that fit", () =>
@@ -96,6 +115,7 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 20 }), { excludeTestServices: true }
       const items = transfersFrom(app, wallets, 10)
       const transactions = items.map((x) => ({ signedXDR: x.signedXDR }))
       expect(transactions.every((t) => t.signedXDR.length > 20_000)).toBe(true) // the old 20,000-character cap
+      // Over 256 KiB: the body has to reach the server whole to be refused before it is read.
       const whole = yield* call(app, "POST", "/batch", { token, json: { transactions } })
       expect(whole.status).toBe(413)
       expect(whole.body.error).toMatch(/256 KiB.*split/)
@@ -135,12 +155,12 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 20 }), { excludeTestServices: true }
         { signedXDR: innerTransfer(app, stranger) },
         { signedXDR: innerTransfer(app, wallet) }
       ]
-      const started = yield* call(app, "POST", "/batch", { token, json: { transactions } })
-      const job = yield* pollJob(app, token, started.body.jobId, 4)
-      expect(job.body.results.map((r: { status: string }) => r.status)).toEqual(["REFUSED", "REFUSED", "REFUSED", "SUCCESS"])
-      expect(job.body.results[0].error).toContain("not a base64 transaction envelope")
-      expect(job.body.results[1].error).toContain("confidential_transfer")
-      expect(job.body.results[2].error).toContain("source account")
+      const started = yield* (yield* runs(app, token)).start(run(transactions.map((t) => t.signedXDR)))
+      const job = yield* pollJob(app, token, started.jobId, 4)
+      expect(job.results.map((r) => r.status)).toEqual(["REFUSED", "REFUSED", "REFUSED", "SUCCESS"])
+      expect(job.results[0]!.error).toContain("not a base64 transaction envelope")
+      expect(job.results[1]!.error).toContain("confidential_transfer")
+      expect(job.results[2]!.error).toContain("source account")
     }))
 
   it.effect("two instances share one queue of jobs and nothing is done twice", () =>
@@ -152,11 +172,11 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 20 }), { excludeTestServices: true }
       for (const [k, wallet] of wallets.entries()) {
         const items = transfersFrom(app, [wallet], 3)
         const url = k % 2 === 0 ? app.url : second.url
-        const res = yield* call({ ...app, url }, "POST", "/batch", { token, json: { transactions: items.map((x) => ({ signedXDR: x.signedXDR })) } })
-        jobIds.push(res.body.jobId)
+        const started = yield* (yield* runs(app, token, url)).start(run(items.map((x) => x.signedXDR)))
+        jobIds.push(started.jobId)
       }
       const jobs = yield* Effect.forEach(jobIds, (id) => pollJob(app, token, id, 3), { concurrency: "unbounded" })
-      const hashes = jobs.flatMap((j) => j.body.results.map((r: { hash: string; status: string }) => {
+      const hashes = jobs.flatMap((j) => j.results.map((r) => {
         expect(r.status).toBe("SUCCESS")
         return r.hash
       }))
@@ -175,10 +195,7 @@ layer(TestAppLive({ ...FAST, RECONCILE_INTERVAL: "1 second" }, { ledgerIntervalM
         const doomed = yield* app.startInstance
         const { token, wallets } = yield* orgWithWallets(app, 1)
         const items = transfersFrom(app, wallets, 5)
-        const started = yield* call({ ...app, url: doomed.url }, "POST", "/batch", {
-          token,
-          json: { transactions: items.map((x) => ({ signedXDR: x.signedXDR })) }
-        })
+        const started = yield* (yield* runs(app, token, doomed.url)).start(run(items.map((x) => x.signedXDR)))
         yield* Effect.promise(async () => {
           while (!app.rpc.transactions.some((t) => t.status === "PENDING")) await new Promise((r) => setTimeout(r, 20))
         })
@@ -186,10 +203,10 @@ layer(TestAppLive({ ...FAST, RECONCILE_INTERVAL: "1 second" }, { ledgerIntervalM
         const ledgers = yield* Effect.fork(
           Effect.sync(() => app.rpc.advanceLedger(1)).pipe(Effect.repeat(Schedule.spaced("50 millis")))
         )
-        const job = yield* pollJob(app, token, started.body.jobId, 5)
+        const job = yield* pollJob(app, token, started.jobId, 5)
         yield* Fiber.interrupt(ledgers)
-        expect(job.body.results.map((r: { status: string }) => r.status)).toEqual(Array(5).fill("SUCCESS"))
-        for (const r of job.body.results) expect(app.rpc.sendCount(r.hash)).toBe(1)
+        expect(job.results.map((r) => r.status)).toEqual(Array(5).fill("SUCCESS"))
+        for (const r of job.results) expect(app.rpc.sendCount(r.hash)).toBe(1)
       }))
   }
 )

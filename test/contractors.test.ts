@@ -1,7 +1,10 @@
 import { expect, layer } from "@effect/vitest"
 import { Keypair, StrKey } from "@stellar/stellar-sdk"
-import { Effect } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
+import type { CreateContractor, UpdateContractor } from "../src/Domain/Contractor.ts"
+import { StellarAddress } from "../src/Domain/Stellar.ts"
+import { api } from "./support/Api.ts"
 import { call, employer, signIn } from "./support/Client.ts"
 import { CONFIDENTIAL_TOKEN, TestApp, TestAppLive } from "./support/TestApp.ts"
 
@@ -13,7 +16,13 @@ const registration = (address: string) =>
   })
 const registered = (address: string) => Effect.map(registration(address), (r) => r.pvk)
 
-const post = (token: string, json: unknown) => Effect.flatMap(TestApp, (app) => call(app, "POST", "/contractors", { token, json }))
+const client = (token: string) => Effect.flatMap(TestApp, (app) => api(app, token))
+const create = (token: string, payload: CreateContractor) =>
+  Effect.flatMap(client(token), (c) => c.contractors.create({ payload }))
+/** For bodies the typed client would refuse to encode: the server must answer them itself. */
+const postRaw = (token: string, json: unknown) => Effect.flatMap(TestApp, (app) => call(app, "POST", "/contractors", { token, json }))
+
+const address = (value: string) => StellarAddress.make(value)
 
 const contract = StrKey.encodeContract(randomBytes(32))
 const badChecksum = (address: string) => address.slice(0, -1) + (address.endsWith("A") ? "B" : "A")
@@ -24,19 +33,26 @@ layer(TestAppLive())("contractor directory", (it) => {
       const { token } = yield* employer(yield* TestApp)
       const wallet = Keypair.random().publicKey()
       const { pvk, auditorId } = yield* registration(wallet)
-      const ready = yield* post(token, { name: "Ada", email: "ada@example.com", address: wallet, rate: { amount: "1500.50", currency: "USDC" } })
-      expect(ready.status).toBe(200)
-      expect(ready.body).toMatchObject({ name: "Ada", email: "ada@example.com", address: wallet, pvk, auditorId, status: "ready", rate: { amount: "1500.50", currency: "USDC" } })
-      expect(ready.body.pvk).toMatch(/^[0-9a-f]{128}$/)
+      const ready = yield* create(token, { name: "Ada", email: "ada@example.com", address: address(wallet), rate: { amount: "1500.50", currency: "USDC" } })
+      expect(ready).toMatchObject({
+        name: "Ada",
+        email: Option.some("ada@example.com"),
+        address: Option.some(wallet),
+        pvk: Option.some(pvk),
+        auditorId: Option.some(auditorId),
+        status: "ready",
+        rate: Option.some({ amount: "1500.50", currency: "USDC" })
+      })
+      expect(Option.getOrThrow(ready.pvk)).toMatch(/^[0-9a-f]{128}$/)
       expect(auditorId).toBe(7)
-      expect(new Date(ready.body.createdAt).getTime()).toBeGreaterThan(0)
-      const invited = yield* post(token, { name: "Grace", address: Keypair.random().publicKey() })
-      expect(invited.body.status).toBe("invited")
-      expect(invited.body.pvk).toBeUndefined()
-      const noAddress = yield* post(token, { name: "Linus", email: "linus@example.com" })
-      expect(noAddress.body.status).toBe("invited")
-      const contractAddress = yield* post(token, { name: "Vault Co", address: contract })
-      expect(contractAddress.status).toBe(200)
+      expect(DateTime.toEpochMillis(ready.createdAt)).toBeGreaterThan(0)
+      const invited = yield* create(token, { name: "Grace", address: address(Keypair.random().publicKey()) })
+      expect(invited.status).toBe("invited")
+      expect(Option.isNone(invited.pvk)).toBe(true)
+      const noAddress = yield* create(token, { name: "Linus", email: "linus@example.com" })
+      expect(noAddress.status).toBe("invited")
+      const contractAddress = yield* create(token, { name: "Vault Co", address: address(contract) })
+      expect(contractAddress.address).toEqual(Option.some(contract))
     }))
 
   it.effect("an RPC failure during the check keeps the contractor, invited, and it can be re-checked", () =>
@@ -46,12 +62,10 @@ layer(TestAppLive())("contractor directory", (it) => {
       const wallet = Keypair.random().publicKey()
       yield* registered(wallet)
       app.rpc.setFault({ kind: "http500" }, { methods: ["simulateTransaction"], times: 1 })
-      const created = yield* post(token, { name: "Flaky", address: wallet })
-      expect(created.status).toBe(200)
-      expect(created.body.status).toBe("invited")
-      const checked = yield* call(app, "POST", `/contractors/${created.body.id}/check`, { token })
-      expect(checked.status).toBe(200)
-      expect(checked.body.status).toBe("ready")
+      const created = yield* create(token, { name: "Flaky", address: address(wallet) })
+      expect(created.status).toBe("invited")
+      const checked = yield* (yield* api(app, token)).contractors.check({ path: { id: created.id } })
+      expect(checked.status).toBe("ready")
     }))
 
   it.effect("check: AccountNotRegistered (#3501) is an answer, 200 still invited; a failed read is 502", () =>
@@ -59,19 +73,17 @@ layer(TestAppLive())("contractor directory", (it) => {
       const app = yield* TestApp
       const { token } = yield* employer(app)
       const wallet = Keypair.random().publicKey()
-      const created = yield* post(token, { name: "Later", address: wallet })
-      expect(created.body.status).toBe("invited")
-      const notYet = yield* call(app, "POST", `/contractors/${created.body.id}/check`, { token })
-      expect(notYet.status).toBe(200)
-      expect(notYet.body.status).toBe("invited")
+      const created = yield* create(token, { name: "Later", address: address(wallet) })
+      expect(created.status).toBe("invited")
+      const check = (yield* api(app, token)).contractors.check({ path: { id: created.id } })
+      const notYet = yield* check
+      expect(notYet.status).toBe("invited")
       app.rpc.setFault({ kind: "http500" }, { methods: ["simulateTransaction"], times: 1 })
-      const down = yield* call(app, "POST", `/contractors/${created.body.id}/check`, { token })
-      expect(down.status).toBe(502)
-      expect(down.body.error).toMatch(/registration/)
+      const down = yield* Effect.flip(check)
+      expect(down).toMatchObject({ _tag: "UpstreamUnavailable", error: expect.stringMatching(/registration/) })
       const { pvk } = yield* registration(wallet)
-      const ready = yield* call(app, "POST", `/contractors/${created.body.id}/check`, { token })
-      expect(ready.status).toBe(200)
-      expect(ready.body).toMatchObject({ status: "ready", pvk, auditorId: 7 })
+      const ready = yield* check
+      expect(ready).toMatchObject({ status: "ready", pvk: Option.some(pvk), auditorId: Option.some(7) })
     }))
 
   it.effect("every field is validated", () =>
@@ -95,11 +107,11 @@ layer(TestAppLive())("contractor directory", (it) => {
         [{ name: "A", rate: { amount: "100", currency: "EUR" } }, /currency|rate/]
       ]
       for (const [body, reason] of bad) {
-        const res = yield* post(token, body)
+        const res = yield* postRaw(token, body)
         expect(res.status, JSON.stringify(body)).toBe(400)
         expect(res.body.error).toMatch(reason)
       }
-      const ok = yield* post(token, { name: "  Trimmed  ", rate: { amount: "0.0000001", currency: "USDC" } })
+      const ok = yield* postRaw(token, { name: "  Trimmed  ", rate: { amount: "0.0000001", currency: "USDC" } })
       expect(ok.body).toMatchObject({ name: "Trimmed", rate: { amount: "0.0000001" } })
     }))
 
@@ -108,13 +120,12 @@ layer(TestAppLive())("contractor directory", (it) => {
       const app = yield* TestApp
       const a = yield* employer(app, "A")
       const b = yield* employer(app, "B")
-      const address = Keypair.random().publicKey()
-      expect((yield* post(a.token, { name: "One", email: "dup@example.com", address })).status).toBe(200)
-      const sameEmail = yield* post(a.token, { name: "Two", email: "DUP@example.com" })
-      expect(sameEmail.status).toBe(409)
-      expect(sameEmail.body.error).toContain("already exists")
-      expect((yield* post(a.token, { name: "Three", address })).status).toBe(409)
-      expect((yield* post(b.token, { name: "One", email: "dup@example.com", address })).status).toBe(200)
+      const wallet = address(Keypair.random().publicKey())
+      expect((yield* create(a.token, { name: "One", email: "dup@example.com", address: wallet })).name).toBe("One")
+      const sameEmail = yield* Effect.flip(create(a.token, { name: "Two", email: "DUP@example.com" }))
+      expect(sameEmail).toMatchObject({ _tag: "Conflict", error: expect.stringContaining("already exists") })
+      expect((yield* Effect.flip(create(a.token, { name: "Three", address: wallet })))._tag).toBe("Conflict")
+      expect((yield* create(b.token, { name: "One", email: "dup@example.com", address: wallet })).name).toBe("One")
     }))
 
   it.effect("another organization's contractor is 404 for reads and writes; no organization is 403", () =>
@@ -122,24 +133,24 @@ layer(TestAppLive())("contractor directory", (it) => {
       const app = yield* TestApp
       const a = yield* employer(app, "A")
       const b = yield* employer(app, "B")
-      const created = yield* post(a.token, { name: "Private" })
-      const id = created.body.id
-      expect((yield* call(app, "GET", `/contractors/${id}`, { token: a.token })).status).toBe(200)
-      for (const [method, path, json] of [
-        ["GET", `/contractors/${id}`, undefined],
-        ["PATCH", `/contractors/${id}`, { name: "Hijack" }],
-        ["POST", `/contractors/${id}/invites`, undefined],
-        ["POST", `/contractors/${id}/check`, undefined]
-      ] as const) {
-        const res = yield* call(app, method, path, { token: b.token, json })
-        expect(res.status, `${method} ${path}`).toBe(404)
-        expect(res.body.error).toBe("contractor not found")
+      const { id } = yield* create(a.token, { name: "Private" })
+      expect((yield* (yield* api(app, a.token)).contractors.get({ path: { id } })).id).toBe(id)
+      const asB = yield* api(app, b.token)
+      const attempts: ReadonlyArray<readonly [string, Effect.Effect<unknown, { readonly _tag: string }>]> = [
+        ["GET", asB.contractors.get({ path: { id } })],
+        ["PATCH", asB.contractors.update({ path: { id }, payload: { name: "Hijack" } })],
+        ["POST invites", asB.contractors.invite({ path: { id } })],
+        ["POST check", asB.contractors.check({ path: { id } })]
+      ]
+      for (const [what, attempt] of attempts) {
+        const error = yield* Effect.flip(attempt)
+        expect(error, what).toMatchObject({ _tag: "NotFound", error: "contractor not found" })
       }
-      const list = yield* call(app, "GET", "/contractors", { token: b.token })
-      expect(list.body.items.map((c: { id: string }) => c.id)).not.toContain(id)
-      const loner = yield* signIn(app)
-      const forbidden = yield* call(app, "GET", "/contractors", { token: loner })
-      expect(forbidden.status).toBe(403)
+      const list = yield* asB.contractors.list({ urlParams: {} })
+      expect(list.items.map((c) => c.id)).not.toContain(id)
+      const loner = yield* api(app, yield* signIn(app))
+      const forbidden = yield* Effect.flip(loner.contractors.list({ urlParams: {} }))
+      expect(forbidden._tag).toBe("Forbidden")
       expect((yield* call(app, "GET", "/contractors/not-a-uuid", { token: a.token })).status).toBe(400)
     }))
 
@@ -149,56 +160,57 @@ layer(TestAppLive())("contractor directory", (it) => {
       const { token } = yield* employer(app)
       const wallet = Keypair.random().publicKey()
       yield* registered(wallet)
-      for (const name of ["Alpha", "Bravo", "Charlie", "Delta"]) yield* post(token, { name, email: `${name.toLowerCase()}@corp.example` })
-      yield* post(token, { name: "Echo", email: "echo@other.example", address: wallet })
+      for (const name of ["Alpha", "Bravo", "Charlie", "Delta"]) yield* create(token, { name, email: `${name.toLowerCase()}@corp.example` })
+      yield* create(token, { name: "Echo", email: "echo@other.example", address: address(wallet) })
+      const contractors = yield* api(app, token)
+      const names = (page: { readonly items: ReadonlyArray<{ readonly name: string }> }) => page.items.map((c) => c.name)
       const seen: Array<string> = []
       let cursor: string | undefined
       do {
-        const page = yield* call(app, "GET", `/contractors?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { token })
-        expect(page.status).toBe(200)
-        expect(page.body.items.length).toBeLessThanOrEqual(2)
-        seen.push(...page.body.items.map((c: { name: string }) => c.name))
-        cursor = page.body.nextCursor
+        const page = yield* contractors.contractors.list({ urlParams: { limit: 2, ...(cursor === undefined ? {} : { cursor }) } })
+        expect(page.items.length).toBeLessThanOrEqual(2)
+        seen.push(...names(page))
+        cursor = page.nextCursor
       } while (cursor !== undefined)
       expect(seen).toEqual(["Echo", "Delta", "Charlie", "Bravo", "Alpha"])
-      const ready = yield* call(app, "GET", "/contractors?status=ready", { token })
-      expect(ready.body.items.map((c: { name: string }) => c.name)).toEqual(["Echo"])
-      const search = yield* call(app, "GET", "/contractors?q=CORP.ex", { token })
-      expect(search.body.items).toHaveLength(4)
-      const byName = yield* call(app, "GET", "/contractors?q=arl", { token })
-      expect(byName.body.items.map((c: { name: string }) => c.name)).toEqual(["Charlie"])
-      const wildcard = yield* call(app, "GET", "/contractors?q=%25", { token })
-      expect(wildcard.body.items).toHaveLength(0)
+      const ready = yield* contractors.contractors.list({ urlParams: { status: "ready" } })
+      expect(names(ready)).toEqual(["Echo"])
+      const search = yield* contractors.contractors.list({ urlParams: { q: "CORP.ex" } })
+      expect(search.items).toHaveLength(4)
+      const byName = yield* contractors.contractors.list({ urlParams: { q: "arl" } })
+      expect(names(byName)).toEqual(["Charlie"])
+      const wildcard = yield* contractors.contractors.list({ urlParams: { q: "%" } })
+      expect(wildcard.items).toHaveLength(0)
       expect((yield* call(app, "GET", "/contractors?limit=101", { token })).status).toBe(400)
-      expect((yield* call(app, "GET", "/contractors?cursor=garbage", { token })).body).toEqual({ error: "invalid cursor", _tag: "InvalidRequest" })
+      const garbage = yield* Effect.flip(contractors.contractors.list({ urlParams: { cursor: "garbage" } }))
+      expect(garbage).toMatchObject({ _tag: "InvalidRequest", error: "invalid cursor" })
     }))
 
   it.effect("PATCH edits fields and moves status only as the design allows", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
       const { token } = yield* employer(app)
-      const created = yield* post(token, { name: "Mover", email: "m@example.com", rate: { amount: "10", currency: "USDC" } })
-      const path = `/contractors/${created.body.id}`
-      const patch = (json: unknown) => call(app, "PATCH", path, { token, json })
+      const created = yield* create(token, { name: "Mover", email: "m@example.com", rate: { amount: "10", currency: "USDC" } })
+      const contractors = yield* api(app, token)
+      const patch = (payload: UpdateContractor) => contractors.contractors.update({ path: { id: created.id }, payload })
       const renamed = yield* patch({ name: "Mover Two", email: null, rate: null })
-      expect(renamed.status).toBe(200)
-      expect(renamed.body).toMatchObject({ name: "Mover Two", status: "invited" })
-      expect(renamed.body.email).toBeUndefined()
-      expect(renamed.body.rate).toBeUndefined()
-      const illegal = yield* patch({ status: "ready" })
-      expect(illegal.status).toBe(409)
-      expect(illegal.body.error).toBe("cannot move a contractor from invited to ready")
-      expect((yield* patch({ status: "onboarding" })).status).toBe(409)
-      expect((yield* patch({ status: "inactive" })).body.status).toBe("inactive")
-      expect((yield* patch({ status: "inactive" })).body.status).toBe("inactive")
-      expect((yield* patch({ status: "ready" })).body.status).toBe("invited")
+      expect(renamed).toMatchObject({ name: "Mover Two", status: "invited" })
+      expect(Option.isNone(renamed.email)).toBe(true)
+      expect(Option.isNone(renamed.rate)).toBe(true)
+      const illegal = yield* Effect.flip(patch({ status: "ready" }))
+      expect(illegal).toMatchObject({ _tag: "Conflict", error: "cannot move a contractor from invited to ready" })
+      expect((yield* Effect.flip(patch({ status: "onboarding" })))._tag).toBe("Conflict")
+      expect((yield* patch({ status: "inactive" })).status).toBe("inactive")
+      expect((yield* patch({ status: "inactive" })).status).toBe("inactive")
+      expect((yield* patch({ status: "ready" })).status).toBe("invited")
       const wallet = Keypair.random().publicKey()
       const pvk = yield* registered(wallet)
-      const withWallet = yield* patch({ address: wallet })
-      expect(withWallet.body).toMatchObject({ status: "ready", pvk, address: wallet })
-      expect((yield* patch({ status: "inactive" })).body.status).toBe("inactive")
-      expect((yield* patch({ status: "invited" })).body.status).toBe("ready")
-      expect((yield* patch({ status: "archived" })).status).toBe(400)
+      const withWallet = yield* patch({ address: address(wallet) })
+      expect(withWallet).toMatchObject({ status: "ready", pvk: Option.some(pvk), address: Option.some(wallet) })
+      expect((yield* patch({ status: "inactive" })).status).toBe("inactive")
+      expect((yield* patch({ status: "invited" })).status).toBe("ready")
+      const archived = yield* call(app, "PATCH", `/contractors/${created.id}`, { token, json: { status: "archived" } })
+      expect(archived.status).toBe(400)
     }))
 })
 
@@ -208,7 +220,7 @@ layer(TestAppLive())("bulk import", (it) => {
       const app = yield* TestApp
       const { token } = yield* employer(app)
       const existing = Keypair.random().publicKey()
-      yield* post(token, { name: "Existing", email: "taken@example.com", address: existing })
+      yield* create(token, { name: "Existing", email: "taken@example.com", address: address(existing) })
       const wallet = Keypair.random().publicKey()
       const pvk = yield* registered(wallet)
       const a = Keypair.random().publicKey()
@@ -227,9 +239,9 @@ layer(TestAppLive())("bulk import", (it) => {
         { name: "Valid Two", email: "two@example.com", address: a, amount: "99.9999999" },
         { name: "Minimal" }
       ]
-      const res = yield* call(app, "POST", "/contractors/bulk", { token, json: { rows } })
-      expect(res.status).toBe(200)
-      expect(res.body.errors).toEqual([
+      const contractors = yield* api(app, token)
+      const res = yield* contractors.contractors.bulk({ payload: { rows } })
+      expect(res.errors).toEqual([
         { row: 1, reason: "invalid name: must be 1 to 200 characters" },
         { row: 2, reason: "invalid email" },
         { row: 3, reason: "invalid address: must be a Stellar G... or C... address" },
@@ -241,11 +253,11 @@ layer(TestAppLive())("bulk import", (it) => {
         { row: 9, reason: "address already in the directory" },
         { row: 10, reason: "row must be an object" }
       ])
-      expect(res.body.imported.map((c: { name: string }) => c.name)).toEqual(["Valid One", "Valid Two", "Minimal"])
-      expect(res.body.imported[0]).toMatchObject({ status: "ready", pvk, rate: { amount: "1200.5", currency: "USDC" } })
-      expect(res.body.imported[1]).toMatchObject({ status: "invited", rate: { amount: "99.9999999", currency: "USDC" } })
-      const list = yield* call(app, "GET", "/contractors?limit=100", { token })
-      expect(list.body.items).toHaveLength(4)
+      expect(res.imported.map((c) => c.name)).toEqual(["Valid One", "Valid Two", "Minimal"])
+      expect(res.imported[0]).toMatchObject({ status: "ready", pvk: Option.some(pvk), rate: Option.some({ amount: "1200.5", currency: "USDC" }) })
+      expect(res.imported[1]).toMatchObject({ status: "invited", rate: Option.some({ amount: "99.9999999", currency: "USDC" }) })
+      const list = yield* contractors.contractors.list({ urlParams: { limit: 100 } })
+      expect(list.items).toHaveLength(4)
     }))
 
   it.effect("1,000 rows import; 1,001 rows are 400", () =>
@@ -253,10 +265,9 @@ layer(TestAppLive())("bulk import", (it) => {
       const app = yield* TestApp
       const { token } = yield* employer(app)
       const rows = Array.from({ length: 1000 }, (_, i) => ({ name: `Worker ${i}`, email: `w${i}@example.com`, address: Keypair.random().publicKey(), amount: 10 }))
-      const ok = yield* call(app, "POST", "/contractors/bulk", { token, json: { rows } })
-      expect(ok.status).toBe(200)
-      expect(ok.body.imported).toHaveLength(1000)
-      expect(ok.body.errors).toEqual([])
+      const ok = yield* (yield* api(app, token)).contractors.bulk({ payload: { rows } })
+      expect(ok.imported).toHaveLength(1000)
+      expect(ok.errors).toEqual([])
       const tooMany = yield* call(app, "POST", "/contractors/bulk", { token, json: { rows: [...rows, rows[0]] } })
       expect(tooMany.status).toBe(400)
       expect(tooMany.body.error).toContain("at most 1000 rows")
@@ -268,10 +279,9 @@ layer(TestAppLive({ CONFIDENTIAL_TOKEN_CONTRACT: contract }))("a token contract 
     Effect.gen(function*() {
       const app = yield* TestApp
       const { token } = yield* employer(app)
-      const created = yield* post(token, { name: "Nobody", address: Keypair.random().publicKey() })
-      expect(created.status).toBe(200)
-      expect(created.body.status).toBe("invited")
-      const checked = yield* call(app, "POST", `/contractors/${created.body.id}/check`, { token })
-      expect(checked.status).toBe(502)
+      const created = yield* create(token, { name: "Nobody", address: address(Keypair.random().publicKey()) })
+      expect(created.status).toBe("invited")
+      const checked = yield* Effect.flip((yield* api(app, token)).contractors.check({ path: { id: created.id } }))
+      expect(checked._tag).toBe("UpstreamUnavailable")
     }))
 })

@@ -5,6 +5,8 @@ import { readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
+import { StellarAddress } from "../src/Domain/Stellar.ts"
+import { api } from "./support/Api.ts"
 import { call, signIn } from "./support/Client.ts"
 import { privyConfig, privyToken } from "./support/Privy.ts"
 import { CONFIDENTIAL_TOKEN, TestApp, TestAppLive } from "./support/TestApp.ts"
@@ -12,13 +14,17 @@ import { CONFIDENTIAL_TOKEN, TestApp, TestAppLive } from "./support/TestApp.ts"
 const USDC = StrKey.encodeContract(randomBytes(32))
 const VAULT = StrKey.encodeContract(randomBytes(32))
 
+/** The error a request failed with, as its tag and fields. */
+const failure = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flip(effect).pipe(Effect.map((e) => ({ ...e }) as { readonly _tag: E["_tag"]; readonly error?: string }))
+
 layer(TestAppLive({ USDC_CONTRACT: USDC, VAULT_CONTRACT: VAULT, FAUCET_AMOUNT: "100", ...privyConfig }, { ledgerIntervalMs: 20 }))(
   "funding",
   (it) => {
     it.effect("the vault's USDC balance is read through RPC and shown with 7 decimal places", () =>
       Effect.gen(function*() {
         const app = yield* TestApp
-        const token = yield* signIn(app)
+        const client = yield* api(app, yield* signIn(app))
         let balance = 0n
         let asked: string | undefined
         app.rpc.setContractFunction(USDC, "balance", (args) => {
@@ -28,10 +34,9 @@ layer(TestAppLive({ USDC_CONTRACT: USDC, VAULT_CONTRACT: VAULT, FAUCET_AMOUNT: "
         const held = (stroops: bigint) =>
           Effect.gen(function*() {
             balance = stroops
-            const res = yield* call(app, "GET", "/funding/vault", { token })
-            expect(res.status).toBe(200)
-            expect(res.body.vault).toBe(VAULT)
-            return res.body.held as string
+            const res = yield* client.funding.vault()
+            expect(res.vault).toBe(VAULT)
+            return res.held
           })
         expect(yield* held(0n)).toBe("0.0000000")
         expect(yield* held(1n)).toBe("0.0000001")
@@ -39,9 +44,9 @@ layer(TestAppLive({ USDC_CONTRACT: USDC, VAULT_CONTRACT: VAULT, FAUCET_AMOUNT: "
         expect(yield* held(170141183460469231731687303715884105727n)).toBe("17014118346046923173168730371588.4105727")
         expect(asked).toBe(VAULT)
         app.rpc.setFault({ kind: "http500" }, { methods: ["simulateTransaction"] })
-        const down = yield* call(app, "GET", "/funding/vault", { token }).pipe(Effect.ensuring(Effect.sync(() => app.rpc.setFault(null))))
-        expect(down.status).toBe(502)
-        expect((yield* call(app, "GET", "/funding/vault")).status).toBe(401)
+        const down = yield* failure(client.funding.vault()).pipe(Effect.ensuring(Effect.sync(() => app.rpc.setFault(null))))
+        expect(down._tag).toBe("UpstreamUnavailable")
+        expect((yield* failure((yield* api(app)).funding.vault()))._tag).toBe("Unauthorized")
       }))
 
     it.effect("the faucet sends FAUCET_AMOUNT of USDC, fee-bumped by the sponsor, once per address per 24 hours", () =>
@@ -49,6 +54,7 @@ layer(TestAppLive({ USDC_CONTRACT: USDC, VAULT_CONTRACT: VAULT, FAUCET_AMOUNT: "
         const app = yield* TestApp
         const wallet = Keypair.random()
         const token = yield* signIn(app, wallet)
+        const client = yield* api(app, token)
         const transfers: Array<{ from: string; to: string; amount: bigint }> = []
         app.rpc.setContractFunction(USDC, "transfer", (args, ctx) => {
           if (ctx.phase === "apply") {
@@ -60,35 +66,35 @@ layer(TestAppLive({ USDC_CONTRACT: USDC, VAULT_CONTRACT: VAULT, FAUCET_AMOUNT: "
           }
           return xdr.ScVal.scvVoid()
         })
-        const granted = yield* call(app, "POST", "/funding/faucet", { token, json: {} })
-        expect(granted.status).toBe(200)
-        expect(granted.body.status).toBe("SUCCESS")
+        const granted = yield* client.funding.faucet({ payload: {} })
+        expect(granted.status).toBe("SUCCESS")
         expect(transfers).toEqual([{ from: app.faucetKey.publicKey(), to: wallet.publicKey(), amount: 1_000_000_000n }])
-        const sent = app.rpc.transaction(granted.body.hash)!
+        const sent = app.rpc.transaction(granted.hash)!
         expect(sent.feeSource).toBe(app.sponsorKey.publicKey())
         expect(sent.source).toBe(app.faucetKey.publicKey())
 
-        const followed = yield* call(app, "GET", `/transfers/${granted.body.hash}`, { token })
-        expect(followed.status).toBe(200)
-        expect(followed.body).toMatchObject({ hash: granted.body.hash, status: "SUCCESS", source: app.faucetKey.publicKey() })
-        expect((yield* call(app, "GET", `/transfers/${granted.body.hash}`, { token: yield* signIn(app) })).status).toBe(404)
+        const followed = yield* client.transfers.status({ path: { hash: granted.hash } })
+        expect(followed).toMatchObject({ hash: granted.hash, status: "SUCCESS", source: app.faucetKey.publicKey() })
+        const stranger = yield* api(app, yield* signIn(app))
+        expect((yield* failure(stranger.transfers.status({ path: { hash: granted.hash } })))._tag).toBe("NotFound")
 
-        const again = yield* call(app, "POST", "/funding/faucet", { token, json: {} })
-        expect(again.status).toBe(429)
-        expect(again.body.error).toContain("24 hours")
-        const other = Keypair.random().publicKey()
-        expect((yield* call(app, "POST", "/funding/faucet", { token, json: { address: other } })).status).toBe(200)
-        expect((yield* call(app, "POST", "/funding/faucet", { token, json: { address: other } })).status).toBe(429)
+        const again = yield* failure(client.funding.faucet({ payload: {} }))
+        expect(again._tag).toBe("RateLimited")
+        expect(again.error).toContain("24 hours")
+        const other = StellarAddress.make(Keypair.random().publicKey())
+        expect((yield* client.funding.faucet({ payload: { address: other } })).status).toBe("SUCCESS")
+        expect((yield* failure(client.funding.faucet({ payload: { address: other } })))._tag).toBe("RateLimited")
+        // Not a Stellar address: the typed client would refuse to encode it, so it goes raw.
         expect((yield* call(app, "POST", "/funding/faucet", { token, json: { address: "GNOPE" } })).status).toBe(400)
       }))
 
     it.effect("an email session must name the address", () =>
       Effect.gen(function*() {
         const app = yield* TestApp
-        const email = yield* call(app, "POST", "/auth/privy", { json: { token: yield* privyToken() } })
-        const res = yield* call(app, "POST", "/funding/faucet", { token: email.body.token, json: {} })
-        expect(res.status).toBe(400)
-        expect(res.body.error).toContain("address is required")
+        const email = yield* (yield* api(app)).auth.privy({ payload: { token: yield* privyToken() } })
+        const res = yield* failure((yield* api(app, email.token)).funding.faucet({ payload: {} }))
+        expect(res._tag).toBe("InvalidRequest")
+        expect(res.error).toContain("address is required")
       }))
   }
 )
@@ -97,11 +103,11 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }))("funding unconfigured", (it) =>
   it.effect("vault and faucet answer 501", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
-      const token = yield* signIn(app)
-      const vault = yield* call(app, "GET", "/funding/vault", { token })
-      expect(vault.status).toBe(501)
-      expect(vault.body.error).toContain("VAULT_CONTRACT")
-      expect((yield* call(app, "POST", "/funding/faucet", { token, json: {} })).status).toBe(501)
+      const client = yield* api(app, yield* signIn(app))
+      const vault = yield* failure(client.funding.vault())
+      expect(vault._tag).toBe("NotImplemented")
+      expect(vault.error).toContain("VAULT_CONTRACT")
+      expect((yield* failure(client.funding.faucet({ payload: {} })))._tag).toBe("NotImplemented")
     }))
 })
 
@@ -109,23 +115,23 @@ layer(TestAppLive({ USDC_CONTRACT: USDC, NETWORK_PASSPHRASE: Networks.FUTURENET 
   it.effect("the faucet answers 501 on any network but testnet", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
-      const token = yield* signIn(app)
-      const res = yield* call(app, "POST", "/funding/faucet", { token, json: {} })
-      expect(res.status).toBe(501)
-      expect(res.body.error).toContain("testnet only")
+      const client = yield* api(app, yield* signIn(app))
+      const res = yield* failure(client.funding.faucet({ payload: {} }))
+      expect(res._tag).toBe("NotImplemented")
+      expect(res.error).toContain("testnet only")
     }))
 
   it.effect("with no VAULT_CONTRACT the vault is the confidential token contract, which holds the pooled USDC", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
-      const token = yield* signIn(app)
+      const client = yield* api(app, yield* signIn(app))
       let asked: string | undefined
       app.rpc.setContractFunction(USDC, "balance", (args) => {
         asked = Address.fromScVal(args[0]!).toString()
         return nativeToScVal(25_000_000n, { type: "i128" })
       })
-      const vault = yield* call(app, "GET", "/funding/vault", { token })
-      expect(vault.body).toEqual({ vault: CONFIDENTIAL_TOKEN, held: "2.5000000" })
+      const vault = yield* client.funding.vault()
+      expect({ ...vault }).toEqual({ vault: CONFIDENTIAL_TOKEN, held: "2.5000000" })
       expect(asked).toBe(CONFIDENTIAL_TOKEN)
     }))
 })

@@ -1,18 +1,36 @@
 import { expect, layer } from "@effect/vitest"
 import { Keypair } from "@stellar/stellar-sdk"
-import { Effect, Schedule } from "effect"
-import { call, type Reply } from "./support/Client.ts"
-import { CONFIDENTIAL_TOKEN, TestApp, type TestAppShape, TestAppLive } from "./support/TestApp.ts"
-import { innerTransfer, postTransfer, walletEmployer } from "./support/Transfer.ts"
+import { Effect, Either, Schedule } from "effect"
+import { StellarAddress } from "../src/Domain/Stellar.ts"
+import type { TransferOutcome } from "../src/Domain/Transfer.ts"
+import { api } from "./support/Api.ts"
+import type { Reply } from "./support/Client.ts"
+import { CONFIDENTIAL_TOKEN, TestApp, TestAppLive } from "./support/TestApp.ts"
+import { innerTransfer, walletEmployer } from "./support/Transfer.ts"
 
 const FAST = { RECONCILE_INTERVAL: "200 millis", TRANSFER_POLL_MARGIN: "1 second", STELLAR_RPC_TIMEOUT: "500 millis" }
 
+type Client = Effect.Effect.Success<ReturnType<typeof api>>
+
+/** The typed failure `error`, checked to be the declared error tagged `tag` and narrowed to it. */
+const tagged = <E extends { readonly _tag: string }, T extends E["_tag"]>(error: E, tag: T): Extract<E, { readonly _tag: T }> => {
+  expect(error._tag, String(error)).toBe(tag)
+  return error as Extract<E, { readonly _tag: T }>
+}
+
+/** The signed-in typed client of `app` and its POST /transfer. */
+const transfers = (app: { readonly url: string }, token: string) =>
+  Effect.map(api(app, token), (client) => ({
+    client,
+    transfer: (signedXDR: string) => client.transfers.transfer({ payload: { signedXDR } })
+  }))
+
 /** Polls GET /transfers/{hash} until the submission's `status` is `status` (or gives up after ~10 s). */
-const eventually = (app: TestAppShape, token: string, hash: string, status: string) =>
-  call(app, "GET", `/transfers/${hash}`, { token }).pipe(
-    Effect.filterOrFail((res) => res.body.status === status, (res) => res),
+const eventually = (client: Client, hash: string, status: TransferOutcome) =>
+  client.transfers.status({ path: { hash } }).pipe(
+    Effect.filterOrFail((res) => res.status === status, (res) => res),
     Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("10 seconds"))),
-    Effect.orElse(() => call(app, "GET", `/transfers/${hash}`, { token }))
+    Effect.orElse(() => client.transfers.status({ path: { hash } }))
   )
 
 layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "2" }, { ledgerIntervalMs: 20 }), { excludeTestServices: true })("transfer faults", (it) => {
@@ -20,39 +38,39 @@ layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "2" }, { ledgerIntervalMs: 20 }), { 
     Effect.gen(function*() {
       const app = yield* TestApp
       const { wallet, token } = yield* walletEmployer(app)
+      const { transfer } = yield* transfers(app, token)
       app.rpc.scriptSend({ kind: "tryAgainLater" }, { times: 2 })
-      const res = yield* postTransfer(app, token, innerTransfer(app, wallet))
-      expect(res.status).toBe(200)
-      expect(app.rpc.sendCount(res.body.hash)).toBe(3)
+      const res = yield* transfer(innerTransfer(app, wallet))
+      expect(res.status).toBe("SUCCESS")
+      expect(app.rpc.sendCount(res.hash)).toBe(3)
     }))
 
   it.effect("ERROR is 422 with the decoded result code, and gives the quota back", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
       const { wallet, token } = yield* walletEmployer(app)
+      const { client, transfer } = yield* transfers(app, token)
       const sequence = app.rpc.account(wallet.publicKey())!.sequence
-      const badSeq = yield* postTransfer(app, token, innerTransfer(app, wallet, { sequence: sequence + 5n }))
-      expect(badSeq.status).toBe(422)
-      expect(badSeq.body).toMatchObject({ _tag: "TransferRejected", resultCode: "txBadSeq" })
-      expect(badSeq.body.hash).toMatch(/^[0-9a-f]{64}$/)
+      const badSeq = tagged(yield* transfer(innerTransfer(app, wallet, { sequence: sequence + 5n })).pipe(Effect.flip), "TransferRejected")
+      expect(badSeq.resultCode).toBe("txBadSeq")
+      expect(badSeq.hash).toMatch(/^[0-9a-f]{64}$/)
       app.rpc.scriptSend({ kind: "error", code: "txInsufficientFee" })
-      const scripted = yield* postTransfer(app, token, innerTransfer(app, wallet))
-      expect(scripted.status).toBe(422)
-      expect(scripted.body.resultCode).toBe("txInsufficientFee")
-      expect((yield* call(app, "GET", `/transfers/${scripted.body.hash}`, { token })).body.status).toBe("REJECTED")
-      for (let i = 0; i < 2; i++) expect((yield* postTransfer(app, token, innerTransfer(app, wallet))).status).toBe(200)
-      expect((yield* postTransfer(app, token, innerTransfer(app, wallet))).body.rule).toBe("quota")
+      const scripted = tagged(yield* transfer(innerTransfer(app, wallet)).pipe(Effect.flip), "TransferRejected")
+      expect(scripted.resultCode).toBe("txInsufficientFee")
+      expect((yield* client.transfers.status({ path: { hash: scripted.hash } })).status).toBe("REJECTED")
+      for (let i = 0; i < 2; i++) expect((yield* transfer(innerTransfer(app, wallet))).status).toBe("SUCCESS")
+      expect(tagged(yield* transfer(innerTransfer(app, wallet)).pipe(Effect.flip), "SponsorRefused").rule).toBe("quota")
     }))
 
   it.effect("a transaction applied as FAILED is 422 with its hash and result code", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
       const { wallet, token } = yield* walletEmployer(app)
+      const { transfer } = yield* transfers(app, token)
       app.rpc.scriptSend({ kind: "failOnApply" })
-      const res = yield* postTransfer(app, token, innerTransfer(app, wallet))
-      expect(res.status).toBe(422)
-      expect(res.body.resultCode).toBe("txFailed: invokeHostFunctionTrapped")
-      expect(app.rpc.transaction(res.body.hash)?.status).toBe("FAILED")
+      const res = tagged(yield* transfer(innerTransfer(app, wallet)).pipe(Effect.flip), "TransferRejected")
+      expect(res.resultCode).toBe("txFailed: invokeHostFunctionTrapped")
+      expect(app.rpc.transaction(res.hash)?.status).toBe("FAILED")
     }))
 
   for (const fault of [{ kind: "http500" }, { kind: "drop" }, { kind: "hang" }] as const) {
@@ -60,14 +78,14 @@ layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "2" }, { ledgerIntervalMs: 20 }), { 
       Effect.gen(function*() {
         const app = yield* TestApp
         const { wallet, token } = yield* walletEmployer(app)
+        const { client, transfer } = yield* transfers(app, token)
         app.rpc.setFault(fault, { methods: ["sendTransaction"] })
         const signedXDR = innerTransfer(app, wallet)
-        const res = yield* postTransfer(app, token, signedXDR).pipe(Effect.ensuring(Effect.sync(() => app.rpc.setFault(null))))
-        expect(res.status).toBe(502)
-        expect(res.body.error).toContain("unreachable")
+        const res = yield* transfer(signedXDR).pipe(Effect.flip, Effect.ensuring(Effect.sync(() => app.rpc.setFault(null))))
+        expect(tagged(res, "UpstreamUnavailable").error).toContain("unreachable")
         const sent = yield* Effect.promise(() => waitFor(() => app.rpc.transactions.find((t) => t.source === wallet.publicKey())))
-        const settled = yield* eventually(app, token, sent.hash, "SUCCESS")
-        expect(settled.body.status).toBe("SUCCESS")
+        const settled = yield* eventually(client, sent.hash, "SUCCESS")
+        expect(settled.status).toBe("SUCCESS")
       }))
   }
 
@@ -75,42 +93,46 @@ layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "2" }, { ledgerIntervalMs: 20 }), { 
     Effect.gen(function*() {
       const app = yield* TestApp
       const { wallet, token } = yield* walletEmployer(app)
+      const { client, transfer } = yield* transfers(app, token)
       app.rpc.scriptSend({ kind: "neverLands" })
-      const res = yield* postTransfer(app, token, innerTransfer(app, wallet, { validFor: 2 }))
-      expect(res.status).toBe(504)
-      expect(res.body.hash).toMatch(/^[0-9a-f]{64}$/)
+      const res = tagged(yield* transfer(innerTransfer(app, wallet, { validFor: 2 })).pipe(Effect.flip), "TransferTimeout")
+      expect(res.hash).toMatch(/^[0-9a-f]{64}$/)
       // With a 1-second margin the answer may come just before the proving ledger (close times are whole seconds).
-      expect(res.body.error).toMatch(/did not reach the ledger before its maxTime|not final yet/)
-      const settled = yield* eventually(app, token, res.body.hash, "EXPIRED")
-      expect(settled.body).toMatchObject({ status: "EXPIRED", resultCode: "txTooLate" })
+      expect(res.error).toMatch(/did not reach the ledger before its maxTime|not final yet/)
+      const settled = yield* eventually(client, res.hash, "EXPIRED")
+      expect(settled).toMatchObject({ status: "EXPIRED", resultCode: "txTooLate" })
     }))
 
   it.effect("TRY_AGAIN_LATER past the deadline is 504; EXPIRED only once the ledger says so", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
       const { wallet, token } = yield* walletEmployer(app)
+      const { client, transfer } = yield* transfers(app, token)
       app.rpc.scriptSend({ kind: "tryAgainLater" }, { times: 1000 })
-      const res = yield* postTransfer(app, token, innerTransfer(app, wallet, { validFor: 1 })).pipe(
+      const refused = yield* transfer(innerTransfer(app, wallet, { validFor: 1 })).pipe(
+        Effect.flip,
         Effect.ensuring(Effect.sync(() => app.rpc.clearScripts()))
       )
-      expect(res.status).toBe(504)
-      const settled = yield* eventually(app, token, res.body.hash, "EXPIRED")
-      expect(settled.body.status).toBe("EXPIRED")
-      expect(app.rpc.transaction(res.body.hash)?.ledger).toBeUndefined()
+      const res = tagged(refused, "TransferTimeout")
+      const settled = yield* eventually(client, res.hash, "EXPIRED")
+      expect(settled.status).toBe("EXPIRED")
+      expect(app.rpc.transaction(res.hash)?.ledger).toBeUndefined()
     }))
 
   it.effect("a transfer whose outcome could not be read in time is 504, then settled as success by the reconciler", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
       const { wallet, token } = yield* walletEmployer(app)
+      const { client, transfer } = yield* transfers(app, token)
       app.rpc.setFault({ kind: "http500" }, { methods: ["getTransaction"] })
-      const res = yield* postTransfer(app, token, innerTransfer(app, wallet, { validFor: 2 })).pipe(
+      const refused = yield* transfer(innerTransfer(app, wallet, { validFor: 2 })).pipe(
+        Effect.flip,
         Effect.ensuring(Effect.sync(() => app.rpc.setFault(null)))
       )
-      expect(res.status).toBe(504)
-      expect(res.body.error).toContain("not final yet")
-      const settled = yield* eventually(app, token, res.body.hash, "SUCCESS")
-      expect(settled.body.status).toBe("SUCCESS")
+      const res = tagged(refused, "TransferTimeout")
+      expect(res.error).toContain("not final yet")
+      const settled = yield* eventually(client, res.hash, "SUCCESS")
+      expect(settled.status).toBe("SUCCESS")
     }))
 
   it.effect("a lagging RPC node: NOT_FOUND says nothing until its own ledger closed past maxTime; the payout never fails", () =>
@@ -119,28 +141,30 @@ layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "2" }, { ledgerIntervalMs: 20 }), { 
       const { wallet, token } = yield* walletEmployer(app)
       const contractor = Keypair.random().publicKey()
       app.rpc.registerConfidential(CONFIDENTIAL_TOKEN, contractor)
-      const added = yield* call(app, "POST", "/contractors", { token, json: { name: "Lagged", address: contractor } })
-      const batch = yield* call(app, "POST", "/batches", { token, json: { name: "Lag" } })
-      const [payout] = (yield* call(app, "POST", `/batches/${batch.body.id}/payouts`, { token, json: { contractorIds: [added.body.id] } })).body
-      yield* call(app, "POST", `/batches/${batch.body.id}/ready`, { token })
+      const { client } = yield* transfers(app, token)
+      const added = yield* client.contractors.create({ payload: { name: "Lagged", address: StellarAddress.make(contractor) } })
+      const batch = yield* client.batches.create({ payload: { name: "Lag" } })
+      const id = batch.id
+      const [payout] = yield* client.batches.addPayouts({ path: { id }, payload: { contractorIds: [added.id] } })
+      yield* client.batches.ready({ path: { id } })
 
       app.rpc.lag(app.rpc.latestLedger) // the node stops ingesting; the network goes on and includes the transaction
       const signedXDR = innerTransfer(app, wallet, { to: contractor, validFor: 2 })
-      const res = yield* call(app, "POST", "/transfer", { token, json: { signedXDR, payoutId: payout.id } })
-      expect(res.status).toBe(504)
-      const landed = yield* Effect.promise(() => waitFor(() => app.rpc.transaction(res.body.hash)?.ledger))
+      const refused = yield* client.transfers.transfer({ payload: { signedXDR, payoutId: payout!.id } }).pipe(Effect.flip)
+      const res = tagged(refused, "TransferTimeout")
+      const landed = yield* Effect.promise(() => waitFor(() => app.rpc.transaction(res.hash)?.ledger))
       expect(landed).toBeGreaterThan(0)
       yield* Effect.sleep("3 seconds") // well past maxTime + TRANSFER_POLL_MARGIN, many reconciler rounds
-      expect((yield* call(app, "GET", `/transfers/${res.body.hash}`, { token })).body.status).toBe("PENDING")
-      const payouts = yield* call(app, "GET", `/batches/${batch.body.id}/payouts`, { token })
-      expect(payouts.body[0]).toMatchObject({ status: "submitted" })
-      expect((yield* call(app, "GET", `/batches/${batch.body.id}`, { token })).body).toMatchObject({ status: "started", failedCount: 0 })
+      expect((yield* client.transfers.status({ path: { hash: res.hash } })).status).toBe("PENDING")
+      const payouts = yield* client.batches.payouts({ path: { id } })
+      expect(payouts[0]).toMatchObject({ status: "submitted" })
+      expect(yield* client.batches.get({ path: { id } })).toMatchObject({ status: "started", failedCount: 0 })
 
       app.rpc.lag(null)
-      const settled = yield* eventually(app, token, res.body.hash, "SUCCESS")
-      expect(settled.body.status).toBe("SUCCESS")
-      const after = yield* call(app, "GET", `/batches/${batch.body.id}`, { token })
-      expect(after.body).toMatchObject({ status: "completed", settledCount: 1, failedCount: 0 })
+      const settled = yield* eventually(client, res.hash, "SUCCESS")
+      expect(settled.status).toBe("SUCCESS")
+      const after = yield* client.batches.get({ path: { id } })
+      expect(after).toMatchObject({ status: "completed", settledCount: 1, failedCount: 0 })
     }))
 })
 
@@ -178,8 +202,9 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 0 }), { excludeTestServices: true })
       yield* doomed.stop
       yield* Effect.fromFiber(request)
       app.rpc.advanceLedger(1)
-      const settled = yield* eventually(app, token, pending.hash, "SUCCESS")
-      expect(settled.body.status).toBe("SUCCESS")
+      const { client } = yield* transfers(app, token)
+      const settled = yield* eventually(client, pending.hash, "SUCCESS")
+      expect(settled.status).toBe("SUCCESS")
       expect(app.rpc.sendCount(pending.hash)).toBe(1)
     }))
 })
@@ -189,13 +214,14 @@ layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "10" }, { ledgerIntervalMs: 20 }), {
     Effect.gen(function*() {
       const app = yield* TestApp
       const { wallet, token } = yield* walletEmployer(app)
+      const { transfer } = yield* transfers(app, token)
       const signedXDR = innerTransfer(app, wallet)
-      const replies = yield* Effect.all(Array.from({ length: 50 }, () => postTransfer(app, token, signedXDR)), {
+      const replies = yield* Effect.all(Array.from({ length: 50 }, () => transfer(signedXDR)), {
         concurrency: "unbounded"
       })
-      expect(new Set(replies.map((r) => r.status))).toEqual(new Set([200]))
-      expect(new Set(replies.map((r) => r.body.hash)).size).toBe(1)
-      expect(app.rpc.sendCount(replies[0]!.body.hash)).toBe(1)
+      expect(new Set(replies.map((r) => r.status))).toEqual(new Set(["SUCCESS"]))
+      expect(new Set(replies.map((r) => r.hash)).size).toBe(1)
+      expect(app.rpc.sendCount(replies[0]!.hash)).toBe(1)
       expect(app.rpc.calls.filter((c) => c.method === "sendTransaction")).toHaveLength(1)
     }))
 
@@ -204,18 +230,22 @@ layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "10" }, { ledgerIntervalMs: 20 }), {
       const app = yield* TestApp
       const second = yield* app.startInstance
       const { wallet, token } = yield* walletEmployer(app)
+      const first = yield* transfers(app, token)
+      const other = yield* transfers(second, token)
       const envelopes = Array.from({ length: 200 }, () => innerTransfer(app, wallet))
       // Every send fails in transport, so no reservation is given back during the burst (a transport failure
       // is ambiguous: the transaction may have reached the network) and the quota alone decides who is sent.
       app.rpc.resetCalls()
       app.rpc.setFault({ kind: "http500" }, { methods: ["sendTransaction"] })
       const replies = yield* Effect.all(
-        envelopes.map((xdr, i) => postTransfer(app, token, xdr, i % 2 === 0 ? app.url : second.url)),
+        envelopes.map((xdr, i) => (i % 2 === 0 ? first : other).transfer(xdr).pipe(Effect.flip, Effect.either)),
         { concurrency: "unbounded" }
       ).pipe(Effect.ensuring(Effect.sync(() => app.rpc.setFault(null))))
-      const refused = replies.filter((r) => r.status === 422 && r.body.rule === "quota")
+      const failures = replies.filter(Either.isRight).map((r) => r.right)
+      expect(failures).toHaveLength(200)
+      const refused = failures.filter((e) => e._tag === "SponsorRefused" && e.rule === "quota")
       expect(refused).toHaveLength(190)
-      expect(replies.filter((r) => r.status === 502)).toHaveLength(10)
+      expect(failures.filter((e) => e._tag === "UpstreamUnavailable")).toHaveLength(10)
       const sent = new Set(
         app.rpc.calls.filter((c) => c.method === "sendTransaction").map((c) => (c.params as { transaction: string }).transaction)
       )

@@ -2,13 +2,19 @@ import { expect, layer } from "@effect/vitest"
 import { Account, Address, FeeBumpTransaction, Keypair, MuxedAccount, Networks, Operation, StrKey, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
-import { call } from "./support/Client.ts"
+import { api } from "./support/Api.ts"
 import { privyConfig, privyToken } from "./support/Privy.ts"
 import { transferData } from "./support/ConfidentialData.ts"
 import { CONFIDENTIAL_TOKEN, TestApp, TestAppLive } from "./support/TestApp.ts"
 import { innerTransfer, postTransfer, walletEmployer } from "./support/Transfer.ts"
 
 const CAP = 100_000
+
+/** The typed failure `error`, checked to be the declared error tagged `tag` and narrowed to it. */
+const tagged = <E extends { readonly _tag: string }, T extends E["_tag"]>(error: E, tag: T, label?: string): Extract<E, { readonly _tag: T }> => {
+  expect(error._tag, label ?? String(error)).toBe(tag)
+  return error as Extract<E, { readonly _tag: T }>
+}
 
 const addressVal = (address: string) => Address.fromString(address).toScVal()
 
@@ -37,11 +43,13 @@ layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_
     it.effect("an email session is 501", () =>
       Effect.gen(function*() {
         const app = yield* TestApp
-        const signed = yield* call(app, "POST", "/auth/privy", { json: { token: yield* privyToken() } })
-        const res = yield* postTransfer(app, signed.body.token, "AAAA")
-        expect(res.status).toBe(501)
-        expect(res.body.error).toContain("SEP-10")
-        expect((yield* call(app, "POST", "/transfer", { json: { signedXDR: "AAAA" } })).status).toBe(401)
+        const anonymous = yield* api(app)
+        const signed = yield* anonymous.auth.privy({ payload: { token: yield* privyToken() } })
+        const client = yield* api(app, signed.token)
+        const res = tagged(yield* client.transfers.transfer({ payload: { signedXDR: "AAAA" } }).pipe(Effect.flip), "NotImplemented")
+        expect(res.error).toContain("SEP-10")
+        const unsigned = yield* anonymous.transfers.transfer({ payload: { signedXDR: "AAAA" } }).pipe(Effect.flip)
+        expect(unsigned._tag).toBe("Unauthorized")
       }))
 
     it.effect("garbage, truncated, fee-bump and other-network envelopes are 400", () =>
@@ -51,17 +59,22 @@ layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_
         const good = innerTransfer(app, wallet)
         const inner = TransactionBuilder.fromXDR(good, Networks.TESTNET)
         const bump = TransactionBuilder.buildFeeBumpTransaction(Keypair.random(), "2000", inner as never, Networks.TESTNET).toXDR()
+        // The typed client refuses to encode text that is not base64: the server has to be shown it raw.
+        const client = yield* api(app, token)
+        const garbage = "not base64 at all!"
+        expect((yield* client.transfers.transfer({ payload: { signedXDR: garbage } }).pipe(Effect.flip))._tag).toBe("ParseError")
+        const raw = yield* postTransfer(app, token, garbage)
+        expect(raw.status).toBe(400)
+        expect(raw.body.error).toMatch(/not a base64 transaction envelope/)
         const cases: Array<[string, RegExp]> = [
-          ["not base64 at all!", /not a base64 transaction envelope/],
           [good.slice(0, good.length / 2), /not a base64 transaction envelope/],
           [bump, /fee-bump envelopes are not accepted/],
           [innerTransfer(app, wallet, { passphrase: Networks.PUBLIC }), /no valid signature of its source for this network/],
           [innerTransfer(app, wallet, { operations: 2 }), /exactly one operation/]
         ]
         for (const [signedXDR, error] of cases) {
-          const res = yield* postTransfer(app, token, signedXDR)
-          expect(res.status, signedXDR.slice(0, 20)).toBe(400)
-          expect(res.body.error).toMatch(error)
+          const res = yield* client.transfers.transfer({ payload: { signedXDR } }).pipe(Effect.flip)
+          expect(tagged(res, "InvalidRequest", signedXDR.slice(0, 20)).error).toMatch(error)
         }
       }))
 
@@ -71,19 +84,18 @@ layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_
         const { wallet, token } = yield* walletEmployer(app)
         const other = Keypair.random()
         app.rpc.setAccount({ id: other.publicKey() })
-        const foreign = yield* postTransfer(app, token, innerTransfer(app, other))
-        expect(foreign.status).toBe(403)
-        expect(foreign.body.error).toContain("source account must be the signed-in account")
-        const opSource = yield* postTransfer(app, token, innerTransfer(app, wallet, { opSource: other.publicKey() }))
-        expect(opSource.status).toBe(403)
-        expect(opSource.body.error).toContain("every operation's source")
+        const client = yield* api(app, token)
+        const refusal = (signedXDR: string) => client.transfers.transfer({ payload: { signedXDR } }).pipe(Effect.flip)
+        const foreign = tagged(yield* refusal(innerTransfer(app, other)), "Forbidden")
+        expect(foreign.error).toContain("source account must be the signed-in account")
+        const opSource = tagged(yield* refusal(innerTransfer(app, wallet, { opSource: other.publicKey() })), "Forbidden")
+        expect(opSource.error).toContain("every operation's source")
         const muxed = new TransactionBuilder(new MuxedAccount(new Account(wallet.publicKey(), "1"), "7"), {
           fee: "1001",
           networkPassphrase: Networks.TESTNET
         }).addOperation(Operation.bumpSequence({ bumpTo: "5" })).setTimeout(60).build()
         muxed.sign(wallet)
-        const viaMuxed = yield* postTransfer(app, token, muxed.toXDR())
-        expect(viaMuxed.status).toBe(403)
+        tagged(yield* refusal(muxed.toXDR()), "Forbidden")
       }))
 
     it.effect("the source is checked before the signature: a foreign envelope with no valid signature is 403", () =>
@@ -92,14 +104,13 @@ layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_
         const { token } = yield* walletEmployer(app)
         const other = Keypair.random()
         app.rpc.setAccount({ id: other.publicKey() })
+        const client = yield* api(app, token)
         const unsigned = innerTransfer(app, other, { signer: Keypair.random() })
-        const res = yield* postTransfer(app, token, unsigned)
-        expect(res.status).toBe(403)
-        expect(res.body.error).toContain("source account must be the signed-in account")
+        const refusal = client.transfers.transfer({ payload: { signedXDR: unsigned } }).pipe(Effect.flip)
+        expect(tagged(yield* refusal, "Forbidden").error).toContain("source account must be the signed-in account")
         // Not even an RPC outage (the signature check would read the account's signers) turns it into a 502.
         app.rpc.setFault({ kind: "http500" })
-        expect((yield* postTransfer(app, token, unsigned)).status).toBe(403)
-        app.rpc.setFault(null)
+        tagged(yield* refusal.pipe(Effect.ensuring(Effect.sync(() => app.rpc.setFault(null)))), "Forbidden")
       }))
 
     it.effect("the sponsor's policy refuses with 422 naming the rule", () =>
@@ -114,18 +125,17 @@ layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_
           [innerTransfer(app, wallet, { validFor: 3600 }), "timebounds"],
           [innerTransfer(app, wallet, { validFor: -10 }), "timebounds"]
         ]
+        const client = yield* api(app, token)
+        const refusal = (signedXDR: string) => client.transfers.transfer({ payload: { signedXDR } }).pipe(Effect.flip)
         for (const [signedXDR, rule] of cases) {
-          const res = yield* postTransfer(app, token, signedXDR)
-          expect(res.status, rule).toBe(422)
-          expect(res.body.rule).toBe(rule)
-          expect(typeof res.body.error).toBe("string")
+          const res = tagged(yield* refusal(signedXDR), "SponsorRefused", rule)
+          expect(res.rule).toBe(rule)
+          expect(typeof res.error).toBe("string")
         }
         const bumpSeq = new TransactionBuilder(new Account(wallet.publicKey(), "1"), { fee: "100", networkPassphrase: Networks.TESTNET })
           .addOperation(Operation.bumpSequence({ bumpTo: "5" })).setTimeout(60).build()
         bumpSeq.sign(wallet)
-        const notInvoke = yield* postTransfer(app, token, bumpSeq.toXDR())
-        expect(notInvoke.status).toBe(422)
-        expect(notInvoke.body.rule).toBe("operation")
+        expect(tagged(yield* refusal(bumpSeq.toXDR()), "SponsorRefused").rule).toBe("operation")
       }))
 
     it.effect("confidential_transfer(from, to, data) exactly: any other argument list is 422 rule arguments", () =>
@@ -144,13 +154,14 @@ layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_
           ["data is a string", [from, to, xdr.ScVal.scvString("proof")]],
           ["arguments swapped", [to, from, data]]
         ]
+        const client = yield* api(app, token)
+        const transfer = (signedXDR: string) => client.transfers.transfer({ payload: { signedXDR } })
         for (const [name, args] of cases) {
-          const res = yield* postTransfer(app, token, innerTransfer(app, wallet, { args }))
-          expect(res.status, name).toBe(422)
-          expect(res.body.rule, name).toBe("arguments")
+          const res = yield* transfer(innerTransfer(app, wallet, { args })).pipe(Effect.flip)
+          expect(tagged(res, "SponsorRefused", name).rule, name).toBe("arguments")
         }
-        const toContract = yield* postTransfer(app, token, innerTransfer(app, wallet, { to: StrKey.encodeContract(randomBytes(32)) }))
-        expect(toContract.status).toBe(200)
+        const toContract = yield* transfer(innerTransfer(app, wallet, { to: StrKey.encodeContract(randomBytes(32)) }))
+        expect(toContract.status).toBe("SUCCESS")
       }))
 
     it.effect("authorization entries may only be the sender's own, for this very call, with nothing beneath: else 422 rule auth", () =>
@@ -169,13 +180,14 @@ layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_
           ["a sub-invocation", [sourceAuth(invocation(CONFIDENTIAL_TOKEN, "confidential_transfer", args, [invocation(usdc, "transfer", args)]))]],
           ["the sender's own plus a stranger's", [sourceAuth(call_), addressAuth(stranger, call_)]]
         ]
+        const client = yield* api(app, token)
+        const transfer = (signedXDR: string) => client.transfers.transfer({ payload: { signedXDR } })
         for (const [name, auth] of refused) {
-          const res = yield* postTransfer(app, token, innerTransfer(app, wallet, { to, args, auth }))
-          expect(res.status, name).toBe(422)
-          expect(res.body.rule, name).toBe("auth")
+          const res = yield* transfer(innerTransfer(app, wallet, { to, args, auth })).pipe(Effect.flip)
+          expect(tagged(res, "SponsorRefused", name).rule, name).toBe("auth")
         }
-        const own = yield* postTransfer(app, token, innerTransfer(app, wallet, { to, args, auth: [sourceAuth(call_)] }))
-        expect(own.status).toBe(200)
+        const own = yield* transfer(innerTransfer(app, wallet, { to, args, auth: [sourceAuth(call_)] }))
+        expect(own.status).toBe("SUCCESS")
       }))
 
     it.effect("the happy path: fee-bumped at exactly twice the inner fee, paid by the sponsor, on the ledger", () =>
@@ -186,10 +198,10 @@ layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_
         const sponsorBefore = app.rpc.account(app.sponsorKey.publicKey())!
         const signedXDR = innerTransfer(app, wallet, { fee: 1001 })
         expect(Buffer.from(signedXDR, "base64").length).toBeGreaterThan(15_000) // a real-size transfer, ~15 KB of proof
-        const res = yield* postTransfer(app, token, signedXDR)
-        expect(res.status, JSON.stringify(res.body)).toBe(200)
-        expect(res.body.status).toBe("SUCCESS")
-        const received = app.rpc.transaction(res.body.hash)!
+        const client = yield* api(app, token)
+        const res = yield* client.transfers.transfer({ payload: { signedXDR } })
+        expect(res.status).toBe("SUCCESS")
+        const received = app.rpc.transaction(res.hash)!
         const bump = new FeeBumpTransaction(received.envelopeXdr, Networks.TESTNET)
         expect(bump.fee).toBe("2002")
         expect(bump.innerTransaction.fee).toBe("1001")
@@ -203,12 +215,12 @@ layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_
         expect(after.sequence).toBe(before.sequence + 1n)
         expect(app.rpc.account(app.sponsorKey.publicKey())!.balance).toBe(sponsorBefore.balance - 2002n)
 
-        const status = yield* call(app, "GET", `/transfers/${res.body.hash}`, { token })
-        expect(status.body).toMatchObject({ hash: res.body.hash, status: "SUCCESS", source: wallet.publicKey() })
-        const byInner = yield* call(app, "GET", `/transfers/${Buffer.from(bump.innerTransaction.hash()).toString("hex")}`, { token })
-        expect(byInner.body.hash).toBe(res.body.hash)
-        const stranger = yield* walletEmployer(app, "Stranger")
-        expect((yield* call(app, "GET", `/transfers/${res.body.hash}`, { token: stranger.token })).status).toBe(404)
+        const status = yield* client.transfers.status({ path: { hash: res.hash } })
+        expect(status).toMatchObject({ hash: res.hash, status: "SUCCESS", source: wallet.publicKey() })
+        const byInner = yield* client.transfers.status({ path: { hash: Buffer.from(bump.innerTransaction.hash()).toString("hex") } })
+        expect(byInner.hash).toBe(res.hash)
+        const stranger = yield* api(app, (yield* walletEmployer(app, "Stranger")).token)
+        tagged(yield* stranger.transfers.status({ path: { hash: res.hash } }).pipe(Effect.flip), "NotFound")
       }))
 
     it.effect("any envelope up to the network's largest transaction (132,096 bytes) is taken; a larger one is 400", () =>
@@ -223,9 +235,13 @@ layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_
         const largest = sized(64_000)
         expect(Buffer.from(largest, "base64").length).toBeGreaterThan(128_000)
         expect(Buffer.from(largest, "base64").length).toBeLessThanOrEqual(132_096)
-        const taken = yield* postTransfer(app, token, largest)
-        expect(taken.status).toBe(200)
-        const tooLarge = yield* postTransfer(app, token, sized(70_000))
+        const client = yield* api(app, token)
+        const taken = yield* client.transfers.transfer({ payload: { signedXDR: largest } })
+        expect(taken.status).toBe("SUCCESS")
+        // Past the contract's maxLength the typed client refuses to encode it: the server's 400 is checked raw.
+        const tooLargeXDR = sized(70_000)
+        expect((yield* client.transfers.transfer({ payload: { signedXDR: tooLargeXDR } }).pipe(Effect.flip))._tag).toBe("ParseError")
+        const tooLarge = yield* postTransfer(app, token, tooLargeXDR)
         expect(tooLarge.status).toBe(400)
         expect(tooLarge.body.error).toMatch(/largest transaction/)
       }))
@@ -234,12 +250,15 @@ layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_
       Effect.gen(function*() {
         const app = yield* TestApp
         const { wallet, token } = yield* walletEmployer(app)
-        for (let i = 0; i < 3; i++) expect((yield* postTransfer(app, token, innerTransfer(app, wallet))).status).toBe(200)
-        const refused = yield* postTransfer(app, token, innerTransfer(app, wallet))
-        expect(refused.status).toBe(422)
-        expect(refused.body.rule).toBe("quota")
+        const client = yield* api(app, token)
+        const transfer = (signedXDR: string) => client.transfers.transfer({ payload: { signedXDR } })
+        for (let i = 0; i < 3; i++) expect((yield* transfer(innerTransfer(app, wallet))).status).toBe("SUCCESS")
+        const refused = tagged(yield* transfer(innerTransfer(app, wallet)).pipe(Effect.flip), "SponsorRefused")
+        expect(refused.rule).toBe("quota")
         const other = yield* walletEmployer(app, "Other")
-        expect((yield* postTransfer(app, other.token, innerTransfer(app, other.wallet))).status).toBe(200)
+        const otherClient = yield* api(app, other.token)
+        const otherRes = yield* otherClient.transfers.transfer({ payload: { signedXDR: innerTransfer(app, other.wallet) } })
+        expect(otherRes.status).toBe("SUCCESS")
       }))
 
     it.effect("the same transaction posted again gets the same outcome without a second send", () =>
@@ -247,23 +266,22 @@ layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_
         const app = yield* TestApp
         const { wallet, token } = yield* walletEmployer(app)
         const signedXDR = innerTransfer(app, wallet)
-        const first = yield* postTransfer(app, token, signedXDR)
-        const again = yield* postTransfer(app, token, signedXDR)
-        expect(again.status).toBe(200)
-        expect(again.body).toEqual(first.body)
-        expect(app.rpc.sendCount(first.body.hash)).toBe(1)
+        const client = yield* api(app, token)
+        const first = yield* client.transfers.transfer({ payload: { signedXDR } })
+        const again = yield* client.transfers.transfer({ payload: { signedXDR } })
+        expect(again).toEqual(first)
+        expect(app.rpc.sendCount(first.hash)).toBe(1)
       }))
 
     it.effect("an unknown payout is 404", () =>
       Effect.gen(function*() {
         const app = yield* TestApp
         const { wallet, token } = yield* walletEmployer(app)
-        const res = yield* call(app, "POST", "/transfer", {
-          token,
-          json: { signedXDR: innerTransfer(app, wallet), payoutId: "7b0c4a43-3c5e-4c5a-9c56-1f0f6f1f7d10" }
-        })
-        expect(res.status).toBe(404)
-        expect(res.body.error).toBe("payout not found")
+        const client = yield* api(app, token)
+        const res = yield* client.transfers.transfer({
+          payload: { signedXDR: innerTransfer(app, wallet), payoutId: "7b0c4a43-3c5e-4c5a-9c56-1f0f6f1f7d10" }
+        }).pipe(Effect.flip)
+        expect(tagged(res, "NotFound").error).toBe("payout not found")
       }))
   }
 )

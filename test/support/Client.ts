@@ -1,5 +1,8 @@
 import { Keypair, TransactionBuilder } from "@stellar/stellar-sdk"
 import { Effect } from "effect"
+import { SignedChallenge } from "../../src/Auth/Api.ts"
+import { CreateOrg } from "../../src/Domain/Session.ts"
+import { api } from "./Api.ts"
 import type { TestAppShape } from "./TestApp.ts"
 
 export interface Reply {
@@ -41,23 +44,22 @@ export const signChallenge = (xdr: string, passphrase: string, ...signers: Reado
   return tx.toXDR()
 }
 
-/** SEP-10 sign-in of a wallet; returns the session token. */
+/** SEP-10 sign-in of a wallet through the typed client; returns the session token. */
 export const signIn = (app: TestAppShape, wallet: Keypair = Keypair.random()) =>
   Effect.gen(function*() {
-    const challenge = yield* call(app, "GET", `/auth/sep10/challenge?account=${wallet.publicKey()}`)
-    if (challenge.status !== 200) throw new Error(`challenge failed: ${JSON.stringify(challenge.body)}`)
-    const transaction = signChallenge(challenge.body.transaction, challenge.body.network_passphrase, wallet)
-    const verified = yield* call(app, "POST", "/auth/sep10/verify", { json: { transaction } })
-    if (verified.status !== 200) throw new Error(`verify failed: ${JSON.stringify(verified.body)}`)
-    return verified.body.token as string
-  })
+    const client = yield* api(app)
+    const challenge = yield* client.auth.sep10Challenge({ urlParams: { account: wallet.publicKey() } })
+    const transaction = signChallenge(challenge.transaction, challenge.network_passphrase, wallet)
+    const session = yield* client.auth.sep10Verify({ payload: new SignedChallenge({ transaction }) })
+    return session.token
+  }).pipe(Effect.orDie)
 
-/** A signed-in wallet that owns a new organization. */
+/** A signed-in wallet that owns a new organization (typed client). */
 export const employer = (app: TestAppShape, orgName = "Acme Inc") =>
   Effect.gen(function*() {
     const wallet = Keypair.random()
     const token = yield* signIn(app, wallet)
-    const org = yield* call(app, "POST", "/orgs", { token, json: { name: orgName } })
-    if (org.status !== 200) throw new Error(`org failed: ${JSON.stringify(org.body)}`)
-    return { token, wallet, orgId: org.body.id as string }
+    const client = yield* api(app, token)
+    const org = yield* client.account.createOrg({ payload: new CreateOrg({ name: orgName }) }).pipe(Effect.orDie)
+    return { token, wallet, orgId: org.id as string }
   })

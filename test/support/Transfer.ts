@@ -1,5 +1,7 @@
 import { Account, Address, Contract, Keypair, Networks, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
 import { Effect } from "effect"
+import { CreateOrg } from "../../src/Domain/Session.ts"
+import { api } from "./Api.ts"
 import { call, signIn } from "./Client.ts"
 import { sourceAuthorization, transferData } from "./ConfidentialData.ts"
 import { CONFIDENTIAL_TOKEN, type TestAppShape } from "./TestApp.ts"
@@ -74,14 +76,14 @@ const withAuth = (op: xdr.Operation, auth: ReadonlyArray<xdr.SorobanAuthorizatio
   return new xdr.Operation({ sourceAccount: op.sourceAccount, body: xdr.OperationBody.invokeHostFunction(invoke) })
 }
 
-/** An employer whose wallet exists on the loopback ledger. */
+/** An employer whose wallet exists on the loopback ledger (typed client). */
 export const walletEmployer = (app: TestAppShape, name = "Payroll Co") =>
   Effect.gen(function*() {
     const wallet = Keypair.random()
     app.rpc.setAccount({ id: wallet.publicKey() })
     const token = yield* signIn(app, wallet)
-    const org = yield* call(app, "POST", "/orgs", { token, json: { name } })
-    if (org.status !== 200) throw new Error(JSON.stringify(org.body))
+    const client = yield* api(app, token)
+    yield* client.account.createOrg({ payload: new CreateOrg({ name }) }).pipe(Effect.orDie)
     return { wallet, token }
   })
 
