@@ -21,16 +21,17 @@ export class Registrations extends Effect.Service<Registrations>()("Contractors/
       address === null
         ? Effect.succeed(Option.none<Registration>())
         : token.registration(address).pipe(
-          Effect.tapError((e) => Effect.logWarning("registration check failed").pipe(Effect.annotateLogs({ reason: e.message }))),
+          Effect.tapError((e) =>
+            Effect.logWarning("registration check failed; the contractor stays unregistered until re-checked").pipe(
+              Effect.annotateLogs({ reason: e.message })
+            )
+          ),
           Effect.mapError(() => new UpstreamUnavailable({ error: "could not read the registration from Stellar RPC; retry the check" }))
         )
 
     /** The registration; a failed read counts as not (yet) registered, so that a record is never lost to it. */
     const lookup = (address: string | null) =>
-      read(address).pipe(
-        Effect.catchTag("UpstreamUnavailable", () =>
-          Effect.logWarning("contractor stays unregistered until re-checked").pipe(Effect.as(Option.none<Registration>())))
-      )
+      read(address).pipe(Effect.catchTag("UpstreamUnavailable", () => Effect.succeed(Option.none<Registration>())))
 
     /** The status an active contractor has: ready once registered, else by whether a user claimed it. */
     const statusFor = (registered: Option.Option<Registration>, linked: boolean): ContractorStatus =>

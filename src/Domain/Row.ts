@@ -7,12 +7,12 @@ export const Optional = <S extends Schema.Schema.All>(schema: S) => Schema.optio
  * Decodes a database row (`fields`: the columns, with their database encodings such as `OptionFromNullOr` and
  * `DateTimeUtcFromDate`) straight into an instance of the API class `Class`, which has the same keys.
  */
-export const fromRow = <Fields extends Schema.Struct.Fields, A>(
-  Class: Schema.Schema<A, any, never> & (new(props: Schema.Struct.Type<Fields>) => A),
+export const fromRow = <Fields extends Schema.Struct.Fields, A, I>(
+  Class: Schema.Schema<A, I, never> & (new(props: Schema.Struct.Type<Fields>) => A),
   fields: Fields
-): Schema.Schema<A, Schema.Struct.Encoded<Fields>, Schema.Struct.Context<Fields>> =>
+) =>
   Schema.transform(Schema.Struct(fields), Schema.typeSchema(Class), {
     strict: false,
     decode: (row) => new Class(row as Schema.Struct.Type<Fields>),
     encode: (value) => value
-  }) as any
+  })
