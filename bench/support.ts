@@ -88,7 +88,8 @@ export const startChild = (name: string, script: string, env: Readonly<Record<st
   new Promise((resolve, reject) => {
     const child: ChildProcess = fork(new URL(script, import.meta.url), [], {
       env: { ...env },
-      execArgv: [],
+      // BENCH_CPU_PROF=<dir>: each child writes a V8 CPU profile there when it exits (`node --cpu-prof`).
+      execArgv: process.env.BENCH_CPU_PROF === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`],
       stdio: ["ignore", "inherit", "inherit", "ipc"]
     })
     const waiting: Array<(message: FromChild) => boolean> = []

@@ -1,4 +1,4 @@
-import { Clock, Effect, Match } from "effect"
+import { Clock, Effect, Match, Option } from "effect"
 import { PayoutLink } from "../Batches/PayoutLink.ts"
 import { outcomeOf, TransferRejected, TransferResult, TransferTimeout } from "../Domain/Transfer.ts"
 import { countTransferOutcome } from "../Observability/Metrics.ts"
@@ -11,54 +11,72 @@ export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
     const repo = yield* SubmissionRepo
     const payouts = yield* PayoutLink
 
-    /** Moves the submission and, when it pays a payout, the payout with it, in one transaction. */
+    /**
+     * Moves the submission and, when it pays a payout, the payout with it, in one transaction. The row as it now
+     * stands when this writer moved it; none when another writer got there first.
+     */
     const finish = (
       row: Submission,
       to: "success" | "failed" | "rejected" | "expired",
       fields: { readonly resultCode?: string; readonly ledger?: number }
-    ) => {
-      const alone = row.payoutId === null && (to === "success" || to === "failed")
-      const work = Effect.gen(function*() {
-        const moved = yield* repo.transition(row.innerHash, IN_FLIGHT, to, fields)
-        if (!moved) return false
-        if (to === "rejected" || to === "expired") yield* repo.releaseQuota(row.innerHash)
-        if (row.payoutId !== null) {
-          const now = new Date(yield* Clock.currentTimeMillis)
-          yield* payouts.markFinal(
-            row.payoutId,
-            to === "success" ? { settled: true } : { settled: false, error: fields.resultCode ?? to },
-            now
-          )
-        }
-        return true
+    ): Effect.Effect<Option.Option<Submission>> =>
+      Effect.gen(function*() {
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const work = Effect.gen(function*() {
+          const moved = yield* repo.transition(row.innerHash, IN_FLIGHT, to, fields, now)
+          if (!moved) return false
+          if (to === "rejected" || to === "expired") yield* repo.releaseQuota(row.innerHash)
+          if (row.payoutId !== null) {
+            yield* payouts.markFinal(
+              row.payoutId,
+              to === "success" ? { settled: true } : { settled: false, error: fields.resultCode ?? to },
+              now
+            )
+          }
+          return true
+        })
+        // A lone state change needs no transaction of its own; one with follow-up writes does.
+        const alone = row.payoutId === null && (to === "success" || to === "failed")
+        const moved = yield* (alone ? Effect.catchTag(work, "SqlError", Effect.die) : repo.atomically(work))
+        if (!moved) return Option.none()
+        yield* countTransferOutcome(outcomeOf(to))
+        return Option.some<Submission>({
+          ...row,
+          state: to,
+          resultCode: fields.resultCode ?? null,
+          ledger: fields.ledger ?? null,
+          updatedAt: now
+        })
       })
-      // A lone state change needs no transaction of its own; one with follow-up writes does.
-      const moved = alone ? Effect.catchTag(work, "SqlError", Effect.die) : repo.atomically(work)
-      return Effect.tap(moved, (done) => (done ? countTransferOutcome(outcomeOf(to)) : Effect.void))
-    }
 
     const log = (row: Submission, message: string) =>
       Effect.logInfo(message).pipe(Effect.annotateLogs({ hash: row.outerHash, source: row.source }))
 
-    const afterSend = (row: Submission, outcome: SendOutcome) =>
+    /** What sending did to the submission: the final row when the network refused it. */
+    const afterSend = (row: Submission, outcome: SendOutcome): Effect.Effect<Option.Option<Submission>> =>
       Match.valueTags(outcome, {
-        Accepted: () => repo.transition(row.innerHash, ["pending"], "submitted").pipe(Effect.zipRight(log(row, "transfer submitted"))),
-        Rejected: ({ code }) =>
-          finish(row, "rejected", { resultCode: code }).pipe(Effect.zipRight(log(row, `transfer rejected: ${code}`))),
-        Busy: () => log(row, "the network stayed busy (TRY_AGAIN_LATER) until the transaction's deadline"),
-        Unreachable: ({ message }) => log(row, `Stellar RPC unreachable while sending: ${message}`)
+        Accepted: () =>
+          repo.transition(row.innerHash, ["pending"], "submitted").pipe(
+            Effect.zipRight(log(row, "transfer submitted")),
+            Effect.as(Option.none())
+          ),
+        Rejected: ({ code }) => finish(row, "rejected", { resultCode: code }).pipe(Effect.tap(log(row, `transfer rejected: ${code}`))),
+        Busy: () =>
+          log(row, "the network stayed busy (TRY_AGAIN_LATER) until the transaction's deadline").pipe(Effect.as(Option.none())),
+        Unreachable: ({ message }) => log(row, `Stellar RPC unreachable while sending: ${message}`).pipe(Effect.as(Option.none()))
       })
 
-    const afterPoll = (row: Submission, outcome: PollOutcome) =>
+    /** What the ledger said: the final row when this writer settled it. */
+    const afterPoll = (row: Submission, outcome: PollOutcome): Effect.Effect<Option.Option<Submission>> =>
       Match.valueTags(outcome, {
-        Landed: ({ ledger }) => finish(row, "success", { ledger }).pipe(Effect.zipRight(log(row, "transfer settled"))),
+        Landed: ({ ledger }) => finish(row, "success", { ledger }).pipe(Effect.tap(log(row, "transfer settled"))),
         Failed: ({ code, ledger }) =>
-          finish(row, "failed", { resultCode: code, ledger }).pipe(Effect.zipRight(log(row, `transfer failed: ${code}`))),
+          finish(row, "failed", { resultCode: code, ledger }).pipe(Effect.tap(log(row, `transfer failed: ${code}`))),
         Gone: () =>
           finish(row, "expired", { resultCode: "txTooLate" }).pipe(
-            Effect.zipRight(log(row, "transfer expired: the ledger closed past its maxTime without it"))
+            Effect.tap(log(row, "transfer expired: the ledger closed past its maxTime without it"))
           ),
-        NotYet: () => Effect.void
+        NotYet: () => Effect.succeed(Option.none())
       })
 
     return { afterSend, afterPoll } as const

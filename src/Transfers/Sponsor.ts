@@ -4,6 +4,7 @@ import { OperationalKeys } from "../Auth/Keys.ts"
 import { SponsorConfig, StellarConfig } from "../Config.ts"
 import { SponsorRefused } from "../Domain/Transfer.ts"
 import { CONFIDENTIAL_TRANSFER as TRANSFER_FUNCTION } from "../Stellar/ConfidentialToken.ts"
+import { signingKey, signWith } from "./Envelope.ts"
 
 export const MAX_VALIDITY_SECONDS = 600
 
@@ -120,23 +121,31 @@ export const checkPolicy = (tx: Transaction, policy: SponsorPolicy, nowSeconds: 
  * rate (fee / (ops + 1)) equal to the inner one for a one-operation transaction; the SDK's `buildFeeBumpTransaction`
  * derives the fee from a base fee instead, so the envelope is built here.
  */
-const feeBumpWith = (key: Keypair, networkPassphrase: string) => (inner: Transaction): FeeBumpTransaction => {
-  const envelope = inner.toEnvelope()
-  if (envelope.type !== "envelopeTypeTx") throw new Error("the inner transaction must be a v1 envelope")
-  const outer = xdr.TransactionEnvelope.envelopeTypeTxFeeBump(
-    new xdr.FeeBumpTransactionEnvelope({
-      tx: new xdr.FeeBumpTransaction({
-        feeSource: key.xdrMuxedAccount(),
-        fee: 2n * BigInt(inner.fee),
-        innerTx: xdr.FeeBumpTransactionInnerTx.envelopeTypeTx(envelope.v1),
-        ext: xdr.FeeBumpTransactionExt.v0()
-      }),
-      signatures: []
-    })
-  )
-  const tx = new FeeBumpTransaction(outer, networkPassphrase)
-  tx.sign(key)
-  return tx
+const feeBumpWith = (key: Keypair, networkPassphrase: string) => {
+  const signer = signingKey(key)
+  const feeSource = key.xdrMuxedAccount()
+  return (inner: Transaction): FeeBumpTransaction => {
+    const innerTx = inner.tx
+    if (!(innerTx instanceof xdr.Transaction)) throw new Error("the inner transaction must be a v1 envelope")
+    // The inner transaction's own XDR objects go in as they are (the SDK's toEnvelope() would copy them through an
+    // XDR round trip first); neither is changed afterwards.
+    const outer = xdr.TransactionEnvelope.envelopeTypeTxFeeBump(
+      new xdr.FeeBumpTransactionEnvelope({
+        tx: new xdr.FeeBumpTransaction({
+          feeSource,
+          fee: 2n * BigInt(inner.fee),
+          innerTx: xdr.FeeBumpTransactionInnerTx.envelopeTypeTx(
+            new xdr.TransactionV1Envelope({ tx: innerTx, signatures: inner.signatures })
+          ),
+          ext: xdr.FeeBumpTransactionExt.v0()
+        }),
+        signatures: []
+      })
+    )
+    const tx = new FeeBumpTransaction(outer, networkPassphrase)
+    signWith(tx, key, signer)
+    return tx
+  }
 }
 
 /** The whole sponsor decision from a policy and the sponsor's key. */

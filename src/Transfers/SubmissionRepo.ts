@@ -22,7 +22,7 @@ const COLUMNS =
   "inner_hash, outer_hash, envelope, source, session_sub, org_id, payout_id, state, result_code, ledger, max_time, lease_until, created_at, updated_at"
 
 const Hash = Schema.Struct({ innerHash: Schema.String })
-const Used = Schema.Struct({ used: Schema.Int })
+const Created = Schema.Struct({ existed: Schema.Boolean, created: Schema.Boolean })
 
 /**
  * Durable submissions and the sponsor's quota reservations. A submission's lease records the instance holding it
@@ -44,6 +44,8 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
     /**
      * Records the submission and reserves one unit of the source's quota in one transaction, serialized per
      * source account by an advisory lock so that concurrent requests on any number of instances never exceed it.
+     * After the lock, one statement looks for the same transaction, counts the quota, and inserts both rows when
+     * allowed (BEGIN, lock, that statement, `link`'s own, COMMIT). The new row is leased to this instance.
      */
     const create = <E = never>(
       row: NewSubmission,
@@ -52,23 +54,32 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
     ) =>
       Effect.gen(function*() {
         yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`sponsor-quota:${row.source}`}))`
-        const existing = yield* hashes(sql`SELECT inner_hash FROM submissions WHERE inner_hash = ${row.innerHash}`)
-        if (existing.length > 0) return "exists" as CreateOutcome
-        if (quota !== undefined) {
-          const [counted] = yield* SqlSchema.findAll({
-            Request: Schema.Void,
-            Result: Used,
-            execute: () =>
-              sql`SELECT count(*)::int AS used FROM sponsor_quota WHERE source = ${row.source} AND reserved_at > ${quota.since}`
-          })(undefined).pipe(Effect.catchTag("ParseError", Effect.die))
-          if ((counted?.used ?? 0) >= quota.limit) return "quota" as CreateOutcome
-        }
-        yield* sql`INSERT INTO submissions ${sql.insert({ ...row, state: "pending", leaseOwner: instance })}`
-        if (quota !== undefined) {
-          yield* sql`INSERT INTO sponsor_quota ${
-            sql.insert({ innerHash: row.innerHash, source: row.source, reservedAt: quota.now })
-          }`
-        }
+        const withinQuota = quota === undefined
+          ? sql.literal("TRUE")
+          : sql`(SELECT count(*) FROM sponsor_quota WHERE source = ${row.source} AND reserved_at > ${quota.since}) < ${quota.limit}`
+        const reservation = quota === undefined
+          ? sql.literal("")
+          : sql`, reserved AS (
+              INSERT INTO sponsor_quota (inner_hash, source, reserved_at)
+              SELECT inner_hash, source, ${quota.now}::timestamptz FROM created)`
+        const [outcome] = yield* SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: Created,
+          execute: () =>
+            sql`
+              WITH existing AS (SELECT 1 FROM submissions WHERE inner_hash = ${row.innerHash}),
+              created AS (
+                INSERT INTO submissions
+                  (inner_hash, outer_hash, envelope, source, session_sub, org_id, payout_id, state, max_time, lease_until, lease_owner)
+                SELECT ${row.innerHash}, ${row.outerHash}, ${row.envelope}, ${row.source}, ${row.sessionSub},
+                  ${row.orgId}::uuid, ${row.payoutId}::uuid, 'pending', ${row.maxTime}::timestamptz,
+                  ${row.leaseUntil}::timestamptz, ${instance}
+                WHERE NOT EXISTS (SELECT 1 FROM existing) AND ${withinQuota}
+                RETURNING inner_hash, source)${reservation}
+              SELECT EXISTS (SELECT 1 FROM existing) AS existed, EXISTS (SELECT 1 FROM created) AS created`
+        })(undefined).pipe(Effect.catchTag("ParseError", Effect.die))
+        if (outcome?.existed === true) return "exists" as CreateOutcome
+        if (outcome?.created !== true) return "quota" as CreateOutcome
         yield* link
         return "created" as CreateOutcome
       }).pipe(
@@ -92,11 +103,12 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
       innerHash: string,
       from: ReadonlyArray<SubmissionState>,
       to: SubmissionState,
-      fields: { readonly resultCode?: string; readonly ledger?: number } = {}
+      fields: { readonly resultCode?: string; readonly ledger?: number } = {},
+      at?: Date
     ) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.flatMap(at === undefined ? Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms)) : Effect.succeed(at), (now) =>
         hashes(sql`
-          UPDATE submissions SET ${sql.update({ state: to, ...fields, updatedAt: new Date(now) })}
+          UPDATE submissions SET ${sql.update({ state: to, ...fields, updatedAt: now })}
           WHERE inner_hash = ${innerHash} AND state IN ${sql.in(from)}
           RETURNING inner_hash`)).pipe(
         Effect.map((rows) => rows.length === 1),

@@ -1,5 +1,5 @@
 import { type FeeBumpTransaction, StrKey, type Transaction } from "@stellar/stellar-sdk"
-import { Clock, DateTime, Duration, Effect, Option, Schedule } from "effect"
+import { Clock, DateTime, Duration, Effect, Exit, Option, Schedule } from "effect"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Account } from "../Auth/Account.ts"
 import { PayoutLink } from "../Batches/PayoutLink.ts"
@@ -10,7 +10,7 @@ import type { Session } from "../Domain/Session.ts"
 import { outcomeOf, SponsorRefused, type TransferRequest, TransferStatus } from "../Domain/Transfer.ts"
 import { countSponsorRefusal } from "../Observability/Metrics.ts"
 import { RpcClient } from "../Stellar/RpcClient.ts"
-import { checkSources, decodeInner, validSigners } from "./Envelope.ts"
+import { checkSources, decodeInner, envelopeXdr, txHashHex, validSigners } from "./Envelope.ts"
 import { followSchedule, Network, PollOutcome } from "./Network.ts"
 import { answerFor, Settle } from "./Settle.ts"
 import { FINAL_STATES, type Submission, SubmissionRepo } from "./SubmissionRepo.ts"
@@ -49,8 +49,10 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
       })
 
     /**
-     * Holds the lease while this request drives the submission, so the reconciler leaves it alone. A renewal that
-     * fails (the database down) is tried again on the next beat; a lease that lapsed meanwhile only lets the
+     * Holds the lease while this request drives the submission, so the reconciler leaves it alone. The lease taken
+     * when the submission was recorded lasts three reconcile intervals and the first renewal comes one interval in
+     * (`Effect.schedule` waits before each run), so a transfer that settles sooner writes no lease at all. A renewal
+     * that fails (the database down) is tried again on the next beat; a lease that lapsed meanwhile only lets the
      * reconciler follow the transaction too, which never sends it twice.
      */
     const heartbeat = (innerHash: string) =>
@@ -66,23 +68,30 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
         Effect.catchAllCause((cause) => Effect.logWarning("could not release a submission lease", cause))
       )
 
+    /**
+     * Sends and follows the submission while holding its lease (taken when it was recorded); the final row when this
+     * request settled it. A lease not released by a final state is handed back, so the reconciler takes over at once.
+     */
     const drive = (row: Submission, tx: FeeBumpTransaction, deadline: Date) =>
       Effect.gen(function*() {
         const maxTime = row.maxTime.getTime() / 1000
         const sent = yield* network.send(tx, deadline)
-        yield* settle.afterSend(row, sent)
-        if (sent._tag === "Unreachable") {
-          return yield* new UpstreamUnavailable({ error: "Stellar RPC is unreachable; the transfer will be retried" })
-        }
-        if (sent._tag === "Accepted") yield* settle.afterPoll(row, yield* network.poll(row.outerHash, deadline, maxTime))
-        if (sent._tag === "Busy") {
-          // Expired only once the ledger says so; otherwise the reconciler keeps following it.
-          const outcome = yield* network.check(row.outerHash, maxTime).pipe(Effect.orElseSucceed(() => PollOutcome.NotYet()))
-          yield* settle.afterPoll(row, outcome)
+        const refused = yield* settle.afterSend(row, sent)
+        if (Option.isSome(refused)) return refused
+        switch (sent._tag) {
+          case "Unreachable":
+            return yield* new UpstreamUnavailable({ error: "Stellar RPC is unreachable; the transfer will be retried" })
+          case "Accepted":
+            return yield* settle.afterPoll(row, yield* network.poll(row.outerHash, deadline, maxTime))
+          default: {
+            // Busy until the deadline: expired only once the ledger says so; otherwise the reconciler keeps following it.
+            const outcome = yield* network.check(row.outerHash, maxTime).pipe(Effect.orElseSucceed(() => PollOutcome.NotYet()))
+            return yield* settle.afterPoll(row, outcome)
+          }
         }
       }).pipe(
         Effect.raceFirst(heartbeat(row.innerHash)),
-        Effect.ensuring(releaseLease(row.innerHash))
+        Effect.onExit((exit) => Exit.isSuccess(exit) && Option.isSome(exit.value) ? Effect.void : releaseLease(row.innerHash))
       )
 
     /** Another request or instance has this transaction: wait for its outcome instead of sending it again. */
@@ -121,7 +130,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
         quota: sponsor.reservation(at),
         link: request.payoutId === undefined
           ? Effect.void
-          : payouts.markSubmitted(request.payoutId, Buffer.from(fee.hash()).toString("hex"), at)
+          : payouts.markSubmitted(request.payoutId, txHashHex(fee), at)
       })
     })
 
@@ -143,14 +152,14 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
     ) =>
       Effect.gen(function*() {
         const at = yield* now
-        const innerHash = Buffer.from(job.inner.hash()).toString("hex")
-        const outerHash = Buffer.from(job.fee.hash()).toString("hex")
+        const innerHash = txHashHex(job.inner)
+        const outerHash = txHashHex(job.fee)
         const deadline = new Date(job.maxTime * 1000 + Duration.toMillis(pollMargin))
         yield* Effect.annotateLogsScoped({ hash: outerHash, source: job.inner.source })
         const row = {
           innerHash,
           outerHash,
-          envelope: job.fee.toXDR(),
+          envelope: envelopeXdr(job.fee),
           source: job.inner.source,
           sessionSub: job.sessionSub,
           orgId: job.orgId,
@@ -163,7 +172,8 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
           return yield* sponsor.quotaExhausted()
         }
         if (created === "created") {
-          yield* drive({ ...row, state: "pending", resultCode: null, ledger: null, createdAt: at, updatedAt: at }, job.fee, deadline)
+          const settled = yield* drive({ ...row, state: "pending", resultCode: null, ledger: null, createdAt: at, updatedAt: at }, job.fee, deadline)
+          if (Option.isSome(settled)) return yield* answerFor(settled.value)
         }
         const final = yield* follow(innerHash, deadline)
         if (final.orgId !== job.orgId) {
