@@ -1,6 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Address, Keypair, nativeToScVal, Networks, scValToNative, StrKey, xdr } from "@stellar/stellar-sdk"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Fiber, Layer } from "effect"
 import { readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { randomBytes } from "node:crypto"
@@ -9,7 +9,7 @@ import { StellarAddress } from "../src/Domain/Stellar.ts"
 import { api } from "./support/Api.ts"
 import { call, signIn } from "./support/Client.ts"
 import { privyConfig, privyToken } from "./support/Privy.ts"
-import { CONFIDENTIAL_TOKEN, TestApp, TestAppLive } from "./support/TestApp.ts"
+import { CONFIDENTIAL_TOKEN, TestApp, TestAppLive, type TestAppShape } from "./support/TestApp.ts"
 
 const USDC = StrKey.encodeContract(randomBytes(32))
 const VAULT = StrKey.encodeContract(randomBytes(32))
@@ -88,6 +88,25 @@ layer(TestAppLive({ USDC_CONTRACT: USDC, VAULT_CONTRACT: VAULT, FAUCET_AMOUNT: "
         expect((yield* call(app, "POST", "/funding/faucet", { token, json: { address: "GNOPE" } })).status).toBe(400)
       }))
 
+    it.effect("with no channel accounts, concurrent grants take turns with the faucet account as their source", () =>
+      Effect.gen(function*() {
+        const app = yield* TestApp
+        app.rpc.setContractFunction(USDC, "transfer", () => xdr.ScVal.scvVoid())
+        const wallets = Array.from({ length: 3 }, () => Keypair.random())
+        const clients = yield* Effect.forEach(wallets, (w) => Effect.flatMap(signIn(app, w), (token) => api(app, token)))
+        const granted = yield* Effect.forEach(clients, (c) => c.funding.faucet({ payload: {} }), { concurrency: "unbounded" })
+        const sent = granted.map((g) => app.rpc.transaction(g.hash)!)
+        expect(sent.map((t) => [t.status, t.source, t.feeSource])).toEqual(
+          sent.map(() => ["SUCCESS", app.faucetKey.publicKey(), app.sponsorKey.publicKey()])
+        )
+        // One transaction per source account at a time: each is sent after the previous one's ledger closed.
+        const inOrder = [...sent].sort((a, b) => a.ledger! - b.ledger!)
+        for (const [earlier, later] of inOrder.slice(0, -1).map((t, i) => [t, inOrder[i + 1]!] as const)) {
+          expect(later.ledger).toBeGreaterThan(earlier.ledger!)
+          expect(later.sends[0]!.at).toBeGreaterThanOrEqual(app.rpc.closeTimeOf(earlier.ledger!)!)
+        }
+      }))
+
     it.effect("an email session must name the address", () =>
       Effect.gen(function*() {
         const app = yield* TestApp
@@ -135,6 +154,140 @@ layer(TestAppLive({ USDC_CONTRACT: USDC, NETWORK_PASSPHRASE: Networks.FUTURENET 
       expect(asked).toBe(CONFIDENTIAL_TOKEN)
     }))
 })
+
+const CHANNELS = Array.from({ length: 4 }, () => Keypair.random())
+
+/** The inner transaction's one operation, as the ledger received it. */
+const invocation = (envelopeXdr: string) => {
+  const envelope = xdr.TransactionEnvelope.fromXdr(envelopeXdr, "base64")
+  if (envelope.type !== "envelopeTypeTxFeeBump") throw new Error("expected a fee-bump envelope")
+  const op = envelope.feeBump.tx.innerTx.v1.tx.operations[0]!
+  if (op.body.type !== "invokeHostFunction") throw new Error("expected invokeHostFunction")
+  return op.body.invokeHostFunctionOp
+}
+
+/** Resolves once `count` transactions sent after the first `before` wait in the loopback's queue. */
+const queued = (app: TestAppShape, before: number, count: number) =>
+  Effect.promise(async () => {
+    while (app.rpc.transactions.slice(before).filter((t) => t.status === "PENDING").length < count) {
+      await new Promise((r) => setTimeout(r, 10))
+    }
+  })
+
+/** Closes a ledger every `ms` until interrupted. */
+const ledgerClock = (app: TestAppShape, ms: number) =>
+  Effect.sleep(ms).pipe(Effect.zipRight(Effect.sync(() => app.rpc.advanceLedger())), Effect.forever)
+
+// Ledgers close only when a test says so, so which ledger a transaction lands in is the test's decision.
+layer(TestAppLive({ USDC_CONTRACT: USDC, FAUCET_AMOUNT: "5", CHANNEL_SECRETS: CHANNELS.map((k) => k.secret()).join(","), ...privyConfig }, {
+  ledgerIntervalMs: 0
+}), { excludeTestServices: true })("faucet channels", (it) => {
+  /** USDC's transfer, which requires `from`'s authorization like the Stellar Asset Contract. */
+  const usdcTransfer = (app: TestAppShape, paid: Array<string>) =>
+    app.rpc.setContractFunction(USDC, "transfer", (args, ctx) => {
+      ctx.requireAuth(Address.fromScVal(args[0]!).toString())
+      if (ctx.phase === "apply") paid.push(Address.fromScVal(args[1]!).toString())
+      return xdr.ScVal.scvVoid()
+    })
+
+  it.effect("N grants at once go out through N channels, the faucet authorizing each, and land in one ledger", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      for (const channel of CHANNELS) app.rpc.setAccount({ id: channel.publicKey() })
+      const paid: Array<string> = []
+      usdcTransfer(app, paid)
+      const wallets = CHANNELS.map(() => Keypair.random())
+      const clients = yield* Effect.forEach(wallets, (w) => Effect.flatMap(signIn(app, w), (token) => api(app, token)))
+      const before = app.rpc.transactions.length
+      const grants = yield* Effect.fork(Effect.forEach(clients, (c) => c.funding.faucet({ payload: {} }), { concurrency: "unbounded" }))
+      yield* queued(app, before, CHANNELS.length)
+      app.rpc.advanceLedger()
+      const granted = yield* Fiber.join(grants)
+
+      const sent = granted.map((g) => app.rpc.transaction(g.hash)!)
+      expect(sent.every((t) => t.status === "SUCCESS" && t.feeSource === app.sponsorKey.publicKey())).toBe(true)
+      expect(new Set(sent.map((t) => t.ledger)).size).toBe(1)
+      expect(new Set(sent.map((t) => t.source))).toEqual(new Set(CHANNELS.map((k) => k.publicKey())))
+      expect([...paid].sort()).toEqual(wallets.map((w) => w.publicKey()).sort())
+      for (const t of sent) {
+        const [entry, ...more] = invocation(t.envelopeXdr).auth
+        expect(more).toEqual([])
+        expect(entry!.credentials.type).toBe("sorobanCredentialsAddress")
+        if (entry!.credentials.type !== "sorobanCredentialsAddress") continue
+        const credentials = entry!.credentials.address
+        expect(Address.fromScAddress(credentials.address).toString()).toBe(app.faucetKey.publicKey())
+        expect(credentials.signature.type).toBe("scvVec")
+        expect(credentials.signatureExpirationLedger).toBeGreaterThan(t.ledger!)
+      }
+    }))
+
+  it.effect("more grants than channels, on two instances: a channel never carries two transactions at once", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      for (const channel of CHANNELS) app.rpc.setAccount({ id: channel.publicKey() })
+      usdcTransfer(app, [])
+      const second = yield* app.startInstance
+      const wallets = Array.from({ length: CHANNELS.length * 2 }, () => Keypair.random())
+      const clients = yield* Effect.forEach(wallets, (w, i) =>
+        Effect.flatMap(signIn(app, w), (token) => api(i % 2 === 0 ? app : second, token)))
+      const before = app.rpc.transactions.length
+      const clock = yield* Effect.fork(ledgerClock(app, 300))
+      const granted = yield* Effect.forEach(clients, (c) => c.funding.faucet({ payload: {} }), { concurrency: "unbounded" }).pipe(
+        Effect.ensuring(Fiber.interrupt(clock))
+      )
+      expect(granted.every((g) => g.status === "SUCCESS")).toBe(true)
+
+      const sent = app.rpc.transactions.slice(before)
+      expect(sent).toHaveLength(wallets.length)
+      expect(sent.flatMap((t) => t.sends.map((s) => s.status))).toEqual(sent.flatMap((t) => t.sends.map(() => "PENDING")))
+      for (const channel of CHANNELS) {
+        const carried = sent.filter((t) => t.source === channel.publicKey()).sort((a, b) => a.sends[0]!.at - b.sends[0]!.at)
+        for (const [earlier, later] of carried.slice(0, -1).map((t, i) => [t, carried[i + 1]!] as const)) {
+          expect(later.sends[0]!.at).toBeGreaterThanOrEqual(app.rpc.closeTimeOf(earlier.ledger!)!)
+        }
+      }
+    }))
+})
+
+const LONE = Keypair.random()
+
+layer(TestAppLive({ USDC_CONTRACT: USDC, CHANNEL_SECRETS: LONE.secret() }, { ledgerIntervalMs: 200 }), { excludeTestServices: true })(
+  "faucet channel leases",
+  (it) => {
+    it.effect("a final grant frees its channel; one that may still land keeps it until after its maxTime", () =>
+      Effect.gen(function*() {
+        const app = yield* TestApp
+        app.rpc.setAccount({ id: LONE.publicKey() })
+        app.rpc.setContractFunction(USDC, "transfer", (args, ctx) => {
+          ctx.requireAuth(Address.fromScVal(args[0]!).toString())
+          return xdr.ScVal.scvVoid()
+        })
+        const client = yield* api(app, yield* signIn(app))
+        const grant = () => client.funding.faucet({ payload: { address: StellarAddress.make(Keypair.random().publicKey()) } })
+        expect((yield* grant()).status).toBe("SUCCESS")
+        expect((yield* grant()).status).toBe("SUCCESS")
+
+        app.rpc.scriptSend({ kind: "neverLands" })
+        const before = app.rpc.transactions.length
+        const stuck = yield* Effect.fork(failure(grant()))
+        yield* Effect.promise(async () => {
+          while (!app.rpc.transactions.slice(before).some((t) => t.status === "DROPPED")) await new Promise((r) => setTimeout(r, 20))
+        })
+        // Past the grant's maxTime (120 s) and poll margin, short of its lease (maxTime + 30 s): it answers 504, but
+        // the channel stays taken, and with one channel the faucet is busy.
+        app.clock.offsetMs += 135_000
+        expect((yield* Fiber.join(stuck))._tag).toBe("TransferTimeout")
+        const busy = yield* failure(grant())
+        expect(busy._tag).toBe("RateLimited")
+        expect(busy.error).toContain("every channel account is in use")
+
+        app.clock.offsetMs += 20_000
+        const after = yield* grant()
+        expect(after.status).toBe("SUCCESS")
+        expect(app.rpc.transaction(after.hash)?.source).toBe(LONE.publicKey())
+      }))
+  }
+)
 
 class Friendbot extends Context.Tag("test/Friendbot")<Friendbot, { readonly funded: ReadonlyArray<string> }>() {}
 

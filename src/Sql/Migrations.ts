@@ -9,6 +9,7 @@ import TokenInterface from "../../migrations/0005_token_interface.ts"
 import RateLimits from "../../migrations/0006_rate_limits.ts"
 import HousekeepingIndexes from "../../migrations/0007_housekeeping.ts"
 import LeaseOwners from "../../migrations/0008_lease_owners.ts"
+import ChannelLeases from "../../migrations/0009_channel_leases.ts"
 import { PgLive } from "./PgLive.ts"
 
 /** Migrations are listed here so that they ship with the code; PgMigrator records which ran. */
@@ -17,7 +18,8 @@ export const MigratorLive = PgMigrator.layer({
     "0004_org_invites": OrgInvites, "0005_token_interface": TokenInterface,
     "0006_rate_limits": RateLimits,
     "0007_housekeeping": HousekeepingIndexes,
-    "0008_lease_owners": LeaseOwners
+    "0008_lease_owners": LeaseOwners,
+    "0009_channel_leases": ChannelLeases
   })
 }).pipe(Layer.provide(NodeContext.layer))
 
