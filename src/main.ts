@@ -1,29 +1,16 @@
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
-import { createServer } from "node:http"
-import { appOn } from "./App.ts"
-import { ServerConfig } from "./Config.ts"
-import { drainOnShutdown } from "./Health/Drain.ts"
-import { answerMalformedRequests } from "./Http/ClientErrors.ts"
-
-/** The process's one HTTP server; the drain on shutdown works on it directly. */
-const server = createServer()
-answerMalformedRequests(server)
-
-const ServerLive = Layer.unwrapEffect(
-  Effect.map(ServerConfig, ({ host, port }) => NodeHttpServer.layer(() => server, { host, port }))
-)
+import { Effect, Option } from "effect"
+import { DatabaseConfig } from "./Config.ts"
+import { prepareEmbedded } from "./Sql/Embedded.ts"
 
 /**
- * On SIGTERM/SIGINT, runMain interrupts the main fiber and the layers close in the reverse order of their
- * construction: the drain first (it is built last), then the routes and the server, then the background workers
- * (which give back what they hold), and the database last, so it outlives every request and worker.
+ * The entry point (`npm start`). On a first start with the embedded database, initdb takes about as long as loading
+ * the rest of the service, so it is started before that and runs meanwhile; the database layer then finds the
+ * cluster ready or waits for it, and reports any failure itself.
  */
-const MainLive = drainOnShutdown(server).pipe(
-  Layer.provide(appOn(ServerLive)),
-  Layer.tap(() =>
-    Effect.flatMap(ServerConfig, ({ publicUrl }) => Effect.logInfo(`listening; docs at ${publicUrl}/docs`))
+Effect.runFork(
+  Effect.flatMap(DatabaseConfig, ({ dataDir, url }) => (Option.isNone(url) ? prepareEmbedded({ dataDir, durable: true }) : Effect.void)).pipe(
+    Effect.ignore
   )
 )
 
-Layer.launch(MainLive).pipe(NodeRuntime.runMain)
+await import("./Launch.ts")

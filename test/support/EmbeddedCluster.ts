@@ -1,0 +1,80 @@
+import { Effect, Exit, Redacted, Scope } from "effect"
+import { readFileSync } from "node:fs"
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import * as Path from "node:path"
+import type { TestProject } from "vitest/node"
+import { startEmbedded } from "../../src/Sql/Embedded.ts"
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The test run's one embedded cluster (absent when TEST_DATABASE_URL points the suites at a server). */
+    readonly embeddedDatabaseUrl: string | undefined
+  }
+}
+
+const PREFIX = "payroll-test-cluster-"
+
+/** Whether `pid` runs; a zombie (exited, not yet reaped by whoever adopted it) does not. */
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
+  } catch {
+    return false
+  }
+}
+
+/** A run that is still initialising its cluster has not written pg.starter yet. */
+const recent = (dir: string) => stat(dir).then((s) => Date.now() - s.mtimeMs < 10 * 60_000, () => false)
+
+/** Clusters of earlier runs that were killed before their teardown: stopped (immediately) and removed. */
+const removeAbandoned = async () => {
+  for (const entry of await readdir(tmpdir())) {
+    if (!entry.startsWith(PREFIX)) continue
+    const dir = Path.join(tmpdir(), entry)
+    const starter = Number(await readFile(Path.join(dir, "pg.starter"), "utf8").catch(() => "NaN"))
+    if (Number.isInteger(starter) ? alive(starter) : await recent(dir)) continue
+    const postmaster = Number((await readFile(Path.join(dir, "pg", "postmaster.pid"), "utf8").catch(() => "NaN")).split("\n")[0])
+    if (Number.isInteger(postmaster) && alive(postmaster)) {
+      const cmdline = await readFile(`/proc/${postmaster}/cmdline`, "utf8").catch(() => "")
+      if (!cmdline.includes(dir)) continue
+      process.kill(postmaster, "SIGQUIT")
+      for (let i = 0; i < 100 && alive(postmaster); i++) await new Promise((r) => setTimeout(r, 50))
+    }
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+/**
+ * vitest globalSetup: one embedded PostgreSQL cluster for the whole run (each suite makes its own database in it),
+ * so a suite does not pay for initdb and a server start. Durability is off: the cluster is thrown away.
+ */
+export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
+  if (process.env.TEST_DATABASE_URL !== undefined) {
+    project.provide("embeddedDatabaseUrl", undefined)
+    return undefined
+  }
+  await removeAbandoned()
+  const dataDir = await mkdtemp(Path.join(tmpdir(), PREFIX))
+  const scope = Effect.runSync(Scope.make())
+  const cluster = await Effect.runPromise(
+    startEmbedded({ dataDir, durable: false, maxConnections: 400 }).pipe(Scope.extend(scope))
+  ).catch(async (e: unknown) => {
+    await rm(dataDir, { recursive: true, force: true })
+    throw e
+  })
+  const url = new URL(`postgres://${cluster.host}:${cluster.port}/${cluster.database}`)
+  url.username = cluster.username
+  url.password = Redacted.value(cluster.password)
+  project.provide("embeddedDatabaseUrl", url.toString())
+  return async () => {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    await rm(dataDir, { recursive: true, force: true })
+  }
+}
