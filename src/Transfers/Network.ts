@@ -1,6 +1,7 @@
 import type { FeeBumpTransaction } from "@stellar/stellar-sdk"
 import { rpc } from "@stellar/stellar-sdk"
-import { Clock, Data, Duration, Effect, Schedule } from "effect"
+import { Clock, Data, Duration, Effect, Option, Ref, Schedule } from "effect"
+import { makeLedgerClock } from "../Stellar/LedgerClock.ts"
 import { RpcClient, type RpcError } from "../Stellar/RpcClient.ts"
 import { resultCode } from "./ResultCode.ts"
 
@@ -41,13 +42,40 @@ export const followSchedule = (budget: Duration.Duration) =>
 /** Transport failures are retried briefly before the caller hears of them. */
 const transportRetry = Schedule.exponential("200 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(3)))
 
+/** After a look that failed on the transport (its own brief retries spent), the next one waits at least this long. */
+const TRANSPORT_PAUSE = Duration.seconds(1)
+/** Transactions sent and not yet polled, remembered with the ledger latest when they were accepted. */
+const SENT_KEPT = 4_096
+
 const remaining = (deadline: Date) =>
   Effect.map(Clock.currentTimeMillis, (now) => Duration.millis(Math.max(0, deadline.getTime() - now)))
 
-/** `sendTransaction` and `getTransaction`, with the network's answers turned into outcomes. */
+/**
+ * `sendTransaction` and `getTransaction`, with the network's answers turned into outcomes. Every answer feeds the
+ * instance's ledger clock, which times the polls to the ledger closes.
+ */
 export class Network extends Effect.Service<Network>()("Transfers/Network", {
   effect: Effect.gen(function*() {
     const client = yield* RpcClient
+    const clock = yield* makeLedgerClock
+    const sentIn = new Map<string, number>()
+
+    /** Runs an RPC call and feeds the latest ledger its answer reports to the clock. */
+    const observed = <A extends { readonly latestLedger: number; readonly latestLedgerCloseTime: number | string }>(
+      call: Effect.Effect<A, RpcError>
+    ) =>
+      Effect.flatMap(Clock.currentTimeMillis, (started) =>
+        Effect.tap(call, (answer) =>
+          clock.observe(Number(answer.latestLedger), Number(answer.latestLedgerCloseTime), started)))
+
+    /** The ledger that was latest when `hash` was accepted: its poll looks once the next one is out. */
+    const remember = (hash: string, ledger: number) =>
+      Effect.sync(() => {
+        const key = hash.toLowerCase()
+        sentIn.delete(key)
+        sentIn.set(key, ledger)
+        if (sentIn.size > SENT_KEPT) sentIn.delete(sentIn.keys().next().value ?? key)
+      })
 
     /**
      * An ERROR answer is final only when the node surely never had the transaction before: after a transport failure
@@ -56,20 +84,24 @@ export class Network extends Effect.Service<Network>()("Transfers/Network", {
      */
     const sendOnce = (tx: FeeBumpTransaction, resend: boolean) => {
       let ambiguous = resend
-      return client.sendTransaction(tx).pipe(
+      return observed(client.sendTransaction(tx)).pipe(
         Effect.tapError(() => Effect.sync(() => { ambiguous = true })),
         Effect.retry(transportRetry),
         Effect.flatMap((answer): Effect.Effect<SendOutcome, TryAgainLater> => {
+          const ledger = Number(answer.latestLedger)
           switch (answer.status) {
             case "PENDING":
             case "DUPLICATE":
-              return Effect.succeed(SendOutcome.Accepted())
+              return Effect.as(remember(answer.hash, ledger), SendOutcome.Accepted())
             case "TRY_AGAIN_LATER":
               return Effect.fail(tryAgainLater)
             case "ERROR":
-              return Effect.succeed(ambiguous ? SendOutcome.Accepted() : SendOutcome.Rejected({
-                code: answer.errorResult === undefined ? "unknown" : resultCode(answer.errorResult)
-              }))
+              // An ambiguous one may have landed already: its poll looks at once.
+              return ambiguous
+                ? Effect.as(remember(answer.hash, ledger - 1), SendOutcome.Accepted())
+                : Effect.succeed(SendOutcome.Rejected({
+                  code: answer.errorResult === undefined ? "unknown" : resultCode(answer.errorResult)
+                }))
           }
         })
       )
@@ -86,36 +118,56 @@ export class Network extends Effect.Service<Network>()("Transfers/Network", {
         )
       }).pipe(Effect.withSpan("Network.send"))
 
-    /**
-     * One look at the transaction. "Not found" proves nothing until the answering node's own latest ledger closed
-     * after the transaction's `maxTime` (unix seconds): a lagging node may not have seen the ledger that has it.
-     */
-    const check = (hash: string, maxTime: number) =>
-      client.getTransaction(hash).pipe(
-        Effect.map((answer): PollOutcome => {
+    /** `getTransaction` as an outcome, with the latest ledger the answering node had. */
+    const lookUp = (hash: string, maxTime: number) =>
+      observed(client.getTransaction(hash)).pipe(
+        Effect.map((answer) => {
+          const latestLedger = Number(answer.latestLedger)
           switch (answer.status) {
             case rpc.Api.GetTransactionStatus.SUCCESS:
-              return PollOutcome.Landed({ ledger: answer.ledger })
+              return { latestLedger, outcome: PollOutcome.Landed({ ledger: answer.ledger }) }
             case rpc.Api.GetTransactionStatus.FAILED:
-              return PollOutcome.Failed({ code: resultCode(answer.resultXdr), ledger: answer.ledger })
-            default:
-              return answer.latestLedgerCloseTime > maxTime
-                ? PollOutcome.Gone({ latestLedgerCloseTime: answer.latestLedgerCloseTime })
-                : PollOutcome.NotYet()
+              return { latestLedger, outcome: PollOutcome.Failed({ code: resultCode(answer.resultXdr), ledger: answer.ledger }) }
+            default: {
+              const latestLedgerCloseTime = Number(answer.latestLedgerCloseTime)
+              return {
+                latestLedger,
+                outcome: latestLedgerCloseTime > maxTime ? PollOutcome.Gone({ latestLedgerCloseTime }) : PollOutcome.NotYet()
+              }
+            }
           }
         })
       )
 
     /**
-     * Polls until the transaction is final (or provably gone) or the local deadline passes; RPC hiccups along the
-     * way are retried.
+     * One look at the transaction. "Not found" proves nothing until the answering node's own latest ledger closed
+     * after the transaction's `maxTime` (unix seconds): a lagging node may not have seen the ledger that has it.
+     */
+    const check = (hash: string, maxTime: number) => Effect.map(lookUp(hash, maxTime), ({ outcome }) => outcome)
+
+    /**
+     * Follows the transaction until it is final (or provably gone) or the local deadline passes. It looks just after
+     * the ledger following the one latest at its send is expected to be served, then once per ledger; one look at a
+     * time for the whole instance while a ledger is overdue. RPC hiccups along the way are retried.
      */
     const poll = (hash: string, deadline: Date, maxTime: number) =>
       Effect.gen(function*() {
-        const budget = yield* remaining(deadline)
-        return yield* check(hash, maxTime).pipe(
-          Effect.flatMap((outcome) => outcome._tag === "NotYet" ? Effect.fail(stillMissing) : Effect.succeed(outcome)),
-          Effect.retry(followSchedule(budget)),
+        const key = hash.toLowerCase()
+        const known = sentIn.get(key)
+        sentIn.delete(key)
+        const seen = yield* Ref.make(known ?? (yield* clock.latest) - 1)
+        const look = Effect.flatMap(Ref.get(seen), (after) =>
+          clock.look(after, lookUp(hash, maxTime).pipe(Effect.retry(transportRetry))))
+        return yield* look.pipe(
+          Effect.flatMap(Option.match({
+            onNone: () => Effect.fail(stillMissing),
+            onSome: ({ latestLedger, outcome }) =>
+              outcome._tag === "NotYet"
+                ? Effect.zipRight(Ref.update(seen, (s) => Math.max(s, latestLedger)), Effect.fail(stillMissing))
+                : Effect.succeed(outcome)
+          })),
+          Effect.retry(clock.schedule(Ref.get(seen), deadline.getTime(), (e: StillMissing | RpcError) =>
+            e._tag === "RpcError" ? TRANSPORT_PAUSE : Duration.zero)),
           Effect.orElseSucceed(() => PollOutcome.NotYet())
         )
       }).pipe(Effect.withSpan("Network.poll"))
