@@ -11,23 +11,10 @@
 // signature is a 400 here), the reconciler and its leases, and following a submission another request is driving.
 //
 // Not meant to be run by hand: bench/transfer.ts forks it with its settings in the environment (BASELINE_*).
-import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Address, FeeBumpTransaction, Keypair, rpc, StrKey, Transaction, xdr } from "@stellar/stellar-sdk"
-import { createHmac, randomUUID, timingSafeEqual } from "node:crypto"
-import { mkdir } from "node:fs/promises"
-import { createServer } from "node:http"
-import type { IncomingMessage, ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
-import * as Path from "node:path"
-import pg from "pg"
-import { serveAsChild } from "./support.ts"
-
-const env = (name: string): string => {
-  const value = process.env[name]
-  if (value === undefined || value === "") throw new Error(`${name} is not set`)
-  return value
-}
+import { randomUUID } from "node:crypto"
+import type { IncomingMessage } from "node:http"
+import { authenticate as verifySession, env, HttpError, openDatabase, readJson, serveRoutes } from "./baseline-http.ts"
 
 const config = {
   rpcUrl: env("BASELINE_RPC_URL"),
@@ -41,8 +28,7 @@ const config = {
   quotaWindowMs: Number(env("BASELINE_QUOTA_WINDOW_MS")),
   pollMarginMs: 10_000,
   rpcTimeoutMs: 10_000,
-  maxValiditySeconds: 600,
-  maxBodyBytes: 256 * 1024
+  maxValiditySeconds: 600
 }
 
 // ---- database ----
@@ -77,76 +63,11 @@ const SCHEMA = [
   `CREATE INDEX sponsor_quota_source ON sponsor_quota (source, reserved_at)`
 ]
 
-/** A pg Pool on BASELINE_DATABASE_URL (10 connections, pg's default, as the service's), or on an embedded PGlite. */
-const openDatabase = async (): Promise<{ pool: pg.Pool; close: () => Promise<void> }> => {
-  const url = process.env.BASELINE_DATABASE_URL
-  if (url !== undefined && url !== "") {
-    const pool = new pg.Pool({ connectionString: url, max: 10 })
-    return { pool, close: () => pool.end() }
-  }
-  const dir = Path.resolve(env("BASELINE_DATA_DIR"), "pg")
-  await mkdir(dir, { recursive: true })
-  const db = await PGlite.create(dir)
-  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 1 })
-  await server.start()
-  const [, port] = server.getServerConn().split(":")
-  const pool = new pg.Pool({ host: "127.0.0.1", port: Number(port), user: "postgres", password: "postgres", database: "postgres", max: 1 })
-  return {
-    pool,
-    close: async () => {
-      await pool.end()
-      await server.stop()
-      await db.close()
-    }
-  }
-}
-
-const database = await openDatabase()
+const database = await openDatabase("baseline")
 const pool = database.pool
 for (const statement of SCHEMA) await pool.query(statement)
 
 // ---- HTTP plumbing ----
-
-class HttpError extends Error {
-  readonly status: number
-  readonly extra: Record<string, unknown>
-  constructor(status: number, message: string, extra: Record<string, unknown> = {}) {
-    super(message)
-    this.status = status
-    this.extra = extra
-  }
-}
-
-const reply = (res: ServerResponse, status: number, body: unknown) => {
-  const text = JSON.stringify(body)
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text)
-}
-
-const readJson = (req: IncomingMessage): Promise<Record<string, unknown>> =>
-  new Promise((resolve, reject) => {
-    const type = (req.headers["content-type"] ?? "").toLowerCase()
-    if (type !== "" && !/^application\/([a-z0-9.+-]+\+)?json\b/.test(type)) {
-      req.resume()
-      return reject(new HttpError(415, "request bodies must be application/json"))
-    }
-    const chunks: Array<Buffer> = []
-    let size = 0
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= config.maxBodyBytes) chunks.push(chunk)
-    })
-    req.on("error", () => reject(new HttpError(400, "could not read the request body")))
-    req.on("end", () => {
-      if (size > config.maxBodyBytes) return reject(new HttpError(413, "request body too large"))
-      try {
-        const body: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"))
-        if (typeof body !== "object" || body === null || Array.isArray(body)) throw new Error("not an object")
-        resolve(body as Record<string, unknown>)
-      } catch {
-        reject(new HttpError(400, "malformed JSON body"))
-      }
-    })
-  })
 
 interface Session {
   readonly sub: string
@@ -154,26 +75,11 @@ interface Session {
 }
 
 /** Bearer HS256 JWT: signature (constant-time), algorithm, issuer, expiry, subject. */
-const authenticate = (req: IncomingMessage): Session => {
-  const header = req.headers.authorization ?? ""
-  const token = header.startsWith("Bearer ") ? header.slice(7) : ""
-  const parts = token.split(".")
-  if (parts.length !== 3) throw new HttpError(401, "missing bearer token")
-  const [head, payload, signature] = parts as [string, string, string]
-  const expected = createHmac("sha256", config.jwtSecret).update(`${head}.${payload}`).digest()
-  const given = Buffer.from(signature, "base64url")
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new HttpError(401, "invalid session token")
-  try {
-    const alg = JSON.parse(Buffer.from(head, "base64url").toString("utf8")).alg
-    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"))
-    if (alg !== "HS256" || claims.iss !== config.issuer) throw new Error("wrong token")
-    if (typeof claims.exp !== "number" || claims.exp * 1000 <= Date.now()) throw new Error("expired")
-    if (typeof claims.sub !== "string" || claims.sub === "" || typeof claims.method !== "string") throw new Error("claims")
+const authenticate = (req: IncomingMessage): Session =>
+  verifySession(req, config.jwtSecret, config.issuer, (claims) => {
+    if (typeof claims.method !== "string") throw new Error("claims")
     return { sub: claims.sub, method: claims.method }
-  } catch {
-    throw new HttpError(401, "invalid session token")
-  }
-}
+  })
 
 // ---- the transfer ----
 
@@ -447,25 +353,4 @@ const routes: Record<string, (req: IncomingMessage) => Promise<unknown>> = {
   "POST /orgs": createOrg
 }
 
-const http = createServer((req, res) => {
-  const route = routes[`${req.method} ${(req.url ?? "").split("?")[0]}`]
-  if (route === undefined) return reply(res, 404, { error: "not found" })
-  route(req).then(
-    (body) => reply(res, 200, body),
-    (error: unknown) => {
-      if (error instanceof HttpError) return reply(res, error.status, { error: error.message, ...error.extra })
-      console.error("baseline: unexpected failure", error)
-      reply(res, 500, { error: "internal error" })
-    }
-  )
-})
-await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve))
-const { port } = http.address() as AddressInfo
-
-serveAsChild(`http://127.0.0.1:${port}`, async () => {
-  await new Promise<void>((resolve) => {
-    http.close(() => resolve())
-    http.closeAllConnections()
-  })
-  await database.close()
-})
+await serveRoutes("baseline", routes, database.close)

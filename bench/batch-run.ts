@@ -1,18 +1,20 @@
 // POST /batch benchmark: one batch run of 1,000 signed transfers (10 jobs x 100 items) from 100 wallets of one
 // organization, against the loopback Stellar RPC closing a ledger every 5 seconds. It measures how many ledgers the
-// run takes against the minimum the per-account sequence order allows, and the service's CPU time per item.
+// run takes against the minimum the per-account sequence order allows, the service's CPU time per item, and its memory
+// before, during and after the run (read through the service's inspector).
 //
 //   node_modules/.bin/node bench/batch-run.ts            (see bench/README.md for the settings and the figures)
 //
 // This process is the driver: it holds the loopback RPC and the client. The service (bench/service.ts) runs in a
 // child process of its own, with a fresh database, and reports its own CPU time over IPC (bench/support.ts).
 import { Keypair, Networks, StrKey, TransactionBuilder } from "@stellar/stellar-sdk"
-import { randomBytes } from "node:crypto"
 import { Agent } from "node:http"
+import { createServer } from "node:net"
+import type { AddressInfo } from "node:net"
 import { arch, cpus, platform } from "node:os"
 import { LoopbackRpc } from "../test/support/LoopbackRpc.ts"
-import type { BenchDatabase, Child, ChildStats, Reply } from "./support.ts"
-import { addWallet, ascending, call, deployToken, envNumber, fixed, freshDatabase, percentile, startChild, table, transferXdr } from "./support.ts"
+import type { BenchDatabase, Child, ChildStats } from "./support.ts"
+import { addWallet, ascending, call, deployToken, envNumber, expectOk, fixed, freshDatabase, percentile, serviceEnv, startChild, table, transferXdr } from "./support.ts"
 
 const dbKind = process.env.BENCH_DB ?? "embedded"
 if (dbKind !== "embedded" && dbKind !== "postgres") throw new Error(`BENCH_DB must be embedded or postgres, got ${dbKind}`)
@@ -33,7 +35,8 @@ const settings = {
   pollMs: integer("BENCH_BATCH_POLL_MS", 1000, 1),
   warmup: integer("BENCH_BATCH_WARMUP", 1, 0) > 0,
   idle: integer("BENCH_BATCH_IDLE", 1, 0) > 0,
-  validFor: integer("BENCH_BATCH_VALID_SECONDS", 300, 1)
+  validFor: integer("BENCH_BATCH_VALID_SECONDS", 300, 1),
+  memory: integer("BENCH_BATCH_MEMORY", 1, 0) > 0
 }
 // A real transfer is ~32 KB of XDR (~42.7 K characters of base64: the ~15 KB proof travels in the call's arguments
 // and again in the source account's authorization entry); a 256 KiB body holds 6 of them.
@@ -59,42 +62,100 @@ const ISSUER = "http://payroll.bench"
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 
+// ---- the service's memory, read through its inspector (a loopback port of its own) ----
+
+interface Memory {
+  readonly rss: number
+  readonly heapTotal: number
+  readonly heapUsed: number
+  readonly external: number
+  readonly arrayBuffers: number
+}
+
+interface MemoryProbe {
+  /** process.memoryUsage() of the service; with `gc`, after a full, memory-reducing collection. */
+  readonly read: (gc?: boolean) => Promise<Memory>
+  readonly close: () => void
+}
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+
+/** Speaks the Chrome DevTools protocol to the service's inspector: Runtime.evaluate and HeapProfiler.collectGarbage. */
+const openMemoryProbe = async (port: number): Promise<MemoryProbe> => {
+  const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json() as Array<{ readonly webSocketDebuggerUrl: string }>
+  const socket = new WebSocket(targets[0]!.webSocketDebuggerUrl)
+  await new Promise((resolve, reject) => {
+    socket.onopen = resolve
+    socket.onerror = reject
+  })
+  let next = 0
+  const waiting = new Map<number, (result: any) => void>()
+  socket.onmessage = (message) => {
+    const data = JSON.parse(String(message.data))
+    waiting.get(data.id)?.(data.result)
+    waiting.delete(data.id)
+  }
+  const send = (method: string, params: Record<string, unknown> = {}) =>
+    new Promise<any>((resolve) => {
+      const id = ++next
+      waiting.set(id, resolve)
+      socket.send(JSON.stringify({ id, method, params }))
+    })
+  return {
+    read: async (gc = false) => {
+      if (gc) await send("HeapProfiler.collectGarbage")
+      const answer = await send("Runtime.evaluate", { expression: "JSON.stringify(process.memoryUsage())", returnByValue: true })
+      return JSON.parse(answer.result.value) as Memory
+    },
+    close: () => socket.close()
+  }
+}
+
+/** Samples the service's memory every `ms` until stopped; the highest RSS and heapUsed seen. */
+const sampleMemory = (probe: MemoryProbe, ms: number) => {
+  let rss = 0
+  let heapUsed = 0
+  let running = true
+  const done = (async () => {
+    while (running) {
+      const m = await probe.read()
+      rss = Math.max(rss, m.rss)
+      heapUsed = Math.max(heapUsed, m.heapUsed)
+      await sleep(ms)
+    }
+  })()
+  return async () => {
+    running = false
+    await done
+    return { rss, heapUsed }
+  }
+}
+
+const mib = (bytes: number) => fixed(bytes / 2 ** 20)
+const memoryCells = (m: Memory) =>
+  `${mib(m.rss)} MiB (heap ${mib(m.heapUsed)} used of ${mib(m.heapTotal)}, external ${mib(m.external)}, of which array buffers ${mib(m.arrayBuffers)})`
+
 // ---- the service ----
 
-const childEnv = (extra: Record<string, string>): Record<string, string> => {
-  const env: Record<string, string> = {}
-  for (const name of ["PATH", "HOME", "TMPDIR", "LANG", ...PASSED_ON]) {
-    const value = process.env[name]
-    if (value !== undefined) env[name] = value
-  }
-  // e.g. BENCH_SERVICE_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service alone
-  const nodeOptions = process.env.BENCH_SERVICE_NODE_OPTIONS
-  if (nodeOptions !== undefined && nodeOptions !== "") env.NODE_OPTIONS = nodeOptions
-  return { ...env, ...extra }
-}
-
-const expectOk = (what: string, reply: Reply) => {
-  if (reply.status !== 200) throw new Error(`${what}: ${reply.status} ${JSON.stringify(reply.body)}`)
-  return reply.body
-}
-
-const startService = async (rpc: LoopbackRpc, db: BenchDatabase): Promise<Child> => {
+const startService = async (rpc: LoopbackRpc, db: BenchDatabase, inspectPort: number | undefined): Promise<Child> => {
   const sponsor = Keypair.random()
   rpc.setAccount({ id: sponsor.publicKey() })
-  return startChild("service", "./service.ts", childEnv({
-    DATA_DIR: db.dataDir,
-    ...(db.url === undefined ? {} : { DATABASE_URL: db.url }),
-    STELLAR_RPC_URL: rpc.url,
-    NETWORK_PASSPHRASE: Networks.TESTNET,
-    JWT_SECRET: randomBytes(32).toString("base64url"),
-    SEP10_SIGNING_SECRET: Keypair.random().secret(),
-    SPONSOR_SECRET: sponsor.secret(),
-    FAUCET_SECRET: Keypair.random().secret(),
-    CONFIDENTIAL_TOKEN_CONTRACT: CONTRACT,
-    SPONSOR_ALLOWED_CONTRACTS: CONTRACT,
-    AUTH_RATE_LIMIT: "1000000",
-    PUBLIC_URL: ISSUER
-  }))
+  const passed: Record<string, string> = {}
+  for (const name of PASSED_ON) {
+    const value = process.env[name]
+    if (value !== undefined) passed[name] = value
+  }
+  const env = serviceEnv(rpc, db, { sponsor, contract: CONTRACT, issuer: ISSUER }, passed)
+  if (inspectPort !== undefined) env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ""} --inspect=127.0.0.1:${inspectPort}`.trim()
+  return startChild("service", "./service.ts", env)
 }
 
 /** SEP-10 sign-in of `wallet` (its account must be on the loopback ledger); the session token. */
@@ -274,7 +335,7 @@ console.log(`node ${process.version}, ${platform()} ${arch()}, ${cpu.length} CPU
 console.log(
   `database: ${
     settings.db === "embedded"
-      ? "embedded PGlite over a loopback socket, one connection, inside the service process"
+      ? "embedded PostgreSQL, a private cluster the service starts (src/Sql/Embedded.ts; its own processes, not in the memory figures), the service's pool of 10"
       : `PostgreSQL server (${new URL(settings.serverUrl).host}), a fresh database, the service's pool of 10`
   }`
 )
@@ -295,8 +356,12 @@ const rpc = await LoopbackRpc.start({ ledgerIntervalMs: settings.ledgerMs })
 deployToken(rpc, CONTRACT)
 const db = await freshDatabase("batch", settings.db === "postgres" ? settings.serverUrl : undefined)
 let service: Child | undefined
+let probe: MemoryProbe | undefined
 try {
-  service = await startService(rpc, db)
+  const inspectPort = settings.memory ? await freePort() : undefined
+  service = await startService(rpc, db, inspectPort)
+  if (inspectPort !== undefined) probe = await openMemoryProbe(inspectPort)
+  const memFresh = await probe?.read()
   const org = await enrollOrg(rpc, service.url, settings.accounts)
   process.stderr.write(`  ${org.wallets.length} wallets enrolled in ${fixed((performance.now() - setupStarted) / 1000, 1)} s\n`)
 
@@ -319,10 +384,14 @@ try {
   const submitLedger = rpc.latestLedger // the last ledger closed before the jobs were posted
   const submitLedgerClosedAt = rpc.closeTimeOf(submitLedger)!
   rpc.resetCalls()
+  const memBefore = await probe?.read()
   const before = await service.stats()
   const driverBefore = process.cpuUsage()
+  const memPeak = probe === undefined ? undefined : sampleMemory(probe, 1000)
   const run = await runJobs(service.url, org.token, jobs, Date.now() + (settings.validFor + 60) * 1000)
   const after = await service.stats()
+  const memRunPeak = await memPeak?.()
+  const memAfter = await probe?.read()
   const driverCpu = process.cpuUsage(driverBefore)
   const calls = new Map<string, number>()
   for (const { method } of rpc.calls) calls.set(method, (calls.get(method) ?? 0) + 1)
@@ -339,6 +408,7 @@ try {
     const idleAfter = await service.stats()
     idle = { cpuMicros: idleAfter.cpuMicros - idleBefore.cpuMicros, ms: performance.now() - idleStarted, rpcCalls: rpc.calls.length }
   }
+  const memIdle = idle === undefined ? undefined : await probe?.read()
 
   // ---- what one GET /batch/{jobId} of a whole job costs the service (the client's polls are in the run's CPU) ----
   const probeAgent = new Agent({ keepAlive: true, maxSockets: 1 })
@@ -348,6 +418,7 @@ try {
   const probeAfter = await service.stats()
   probeAgent.destroy()
   const pollMicros = (probeAfter.cpuMicros - probeBefore.cpuMicros) / probes
+  const memGc = await probe?.read(true)
 
   // ---- analysis ----
   const items = jobs.flatMap((job) => job.items)
@@ -471,10 +542,29 @@ try {
     ["  net of the idle baseline and the polls, per item", `${fixed((netMicros - run.polls * pollMicros) / 1000 / totalItems, 2)} ms`],
     ["service event loop busy during the run", `${fixed(elu(before, after) * 100)}%`],
     ["service RSS before / after the run, peak", `${fixed(before.rssBytes / 2 ** 20)} / ${fixed(after.rssBytes / 2 ** 20)} MiB, ${fixed(after.maxRssBytes / 2 ** 20)} MiB`],
+    ...(memFresh === undefined || memBefore === undefined || memAfter === undefined || memRunPeak === undefined || memGc === undefined
+      ? [["service memory", "not measured (BENCH_BATCH_MEMORY=0)"]]
+      : [
+        ["service memory: started, before set-up", memoryCells(memFresh)],
+        ["  before the run (after set-up and warm-up)", memoryCells(memBefore)],
+        ["  peak during the run (1 s samples)", `${mib(memRunPeak.rss)} MiB RSS, heap used ${mib(memRunPeak.heapUsed)} MiB`],
+        ["  right after the run", memoryCells(memAfter)],
+        [
+          "  after the idle baseline",
+          memIdle === undefined
+            ? "not measured (BENCH_BATCH_IDLE=0)"
+            : `${memoryCells(memIdle)}; RSS ${memIdle.rss >= memBefore.rss ? "+" : ""}${mib(memIdle.rss - memBefore.rss)} MiB against before the run`
+        ],
+        [
+          "  then after a forced full GC (diagnostic)",
+          `${memoryCells(memGc)}; RSS ${memGc.rss >= memBefore.rss ? "+" : ""}${mib(memGc.rss - memBefore.rss)} MiB against before the run`
+        ]
+      ]),
     ["driver CPU during the run (loopback RPC + client)", `${fixed((driverCpu.user + driverCpu.system) / 1e6, 2)} s (${fixed(((driverCpu.user + driverCpu.system) / 1000 / runMs) * 100)}% of one core)`]
   ]))
   if (firstProblem !== undefined) console.log(`first item that did not succeed: ${firstProblem}`)
 } finally {
+  probe?.close()
   await service?.stop()
   await rpc.close()
   await db.drop()

@@ -10,8 +10,8 @@ import { randomBytes } from "node:crypto"
 import { Agent } from "node:http"
 import { arch, cpus, platform } from "node:os"
 import { LoopbackRpc } from "../test/support/LoopbackRpc.ts"
-import type { BenchDatabase, Child, Reply } from "./support.ts"
-import { ascending, call, envNumber, fixed, freshDatabase, percentile, startChild, table } from "./support.ts"
+import type { BenchDatabase, Child } from "./support.ts"
+import { ascending, call, childEnv, envNumber, expectOk, fixed, freshDatabase, percentile, startChild, table } from "./support.ts"
 
 const dbKind = process.env.BENCH_DB ?? "embedded"
 if (dbKind !== "embedded" && dbKind !== "postgres") throw new Error(`BENCH_DB must be embedded or postgres, got ${dbKind}`)
@@ -28,20 +28,6 @@ if (settings.channels.some((c) => !Number.isInteger(c) || c < 0)) throw new Erro
 
 const USDC = StrKey.encodeContract(Buffer.alloc(32, 9))
 const ISSUER = "http://payroll.bench"
-
-const childEnv = (extra: Record<string, string>): Record<string, string> => {
-  const env: Record<string, string> = {}
-  for (const name of ["PATH", "HOME", "TMPDIR", "LANG"]) {
-    const value = process.env[name]
-    if (value !== undefined) env[name] = value
-  }
-  return { ...env, ...extra }
-}
-
-const expectOk = (what: string, reply: Reply) => {
-  if (reply.status !== 200) throw new Error(`${what}: ${reply.status} ${JSON.stringify(reply.body)}`)
-  return reply.body
-}
 
 /** USDC's `transfer(from, to, amount)`, requiring `from`'s authorization like the Stellar Asset Contract. */
 const deployUsdc = (rpc: LoopbackRpc) =>

@@ -240,6 +240,50 @@ export const transferXdr = (
   return tx.toXDR()
 }
 
+// ---- the service as a bench child ----
+
+/** The environment a child gets: only the few variables a process needs from this one, plus `extra`. */
+export const childEnv = (extra: Record<string, string>): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const name of ["PATH", "HOME", "TMPDIR", "LANG"]) {
+    const value = process.env[name]
+    if (value !== undefined) env[name] = value
+  }
+  return { ...env, ...extra }
+}
+
+/** The reply's JSON body, or a thrown error naming `what` when it is not a 200. */
+export const expectOk = (what: string, reply: Reply) => {
+  if (reply.status !== 200) throw new Error(`${what}: ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`)
+  return reply.body
+}
+
+/**
+ * The service's settings in a benchmark: `db`, the loopback RPC, fresh keys (`sponsor` pays the fees), the token
+ * `contract` allowed by the sponsor, sign-in not rate-limited, issuer `issuer`; `extra` adds or overrides.
+ */
+export const serviceEnv = (
+  rpc: { readonly url: string },
+  db: BenchDatabase,
+  options: { readonly sponsor: Keypair; readonly contract: string; readonly issuer: string },
+  extra: Record<string, string> = {}
+): Record<string, string> =>
+  childEnv({
+    DATA_DIR: db.dataDir,
+    ...(db.url === undefined ? {} : { DATABASE_URL: db.url }),
+    STELLAR_RPC_URL: rpc.url,
+    NETWORK_PASSPHRASE: Networks.TESTNET,
+    JWT_SECRET: randomBytes(32).toString("base64url"),
+    SEP10_SIGNING_SECRET: Keypair.random().secret(),
+    SPONSOR_SECRET: options.sponsor.secret(),
+    FAUCET_SECRET: Keypair.random().secret(),
+    CONFIDENTIAL_TOKEN_CONTRACT: options.contract,
+    SPONSOR_ALLOWED_CONTRACTS: options.contract,
+    AUTH_RATE_LIMIT: "1000000",
+    PUBLIC_URL: options.issuer,
+    ...extra
+  })
+
 // ---- statistics ----
 
 /** Nearest-rank percentile of an ascending array; NaN when empty. */
@@ -279,10 +323,15 @@ export interface BenchDatabase {
 }
 
 const liveDatabases = new Set<BenchDatabase>()
-process.once("SIGINT", () => {
-  process.stderr.write("interrupted: dropping the benchmark's databases\n")
-  void Promise.allSettled([...liveDatabases].map((db) => db.drop())).then(() => process.exit(130))
-})
+// Only the driver: a child (the service, a baseline) stops when the driver disconnects, which stops its embedded
+// cluster with it; exiting on the terminal's Ctrl-C would leave the cluster running.
+if (process.send !== undefined) process.on("SIGINT", () => undefined)
+else {
+  process.once("SIGINT", () => {
+    process.stderr.write("interrupted: dropping the benchmark's databases\n")
+    void Promise.allSettled([...liveDatabases].map((db) => db.drop())).then(() => process.exit(130))
+  })
+}
 
 /**
  * A fresh embedded data directory, or (with `serverUrl`) a fresh database on that PostgreSQL server; both are

@@ -9,8 +9,8 @@ import { randomBytes } from "node:crypto"
 import { Agent } from "node:http"
 import { arch, cpus, platform } from "node:os"
 import { LoopbackRpc } from "../test/support/LoopbackRpc.ts"
-import type { BenchDatabase, Child, Reply } from "./support.ts"
-import { addWallet, ascending, call, deployToken, envNumber, fixed, freshDatabase, percentile, signJwt, startChild, table, transferXdr } from "./support.ts"
+import type { BenchDatabase, Child } from "./support.ts"
+import { addWallet, ascending, call, childEnv, deployToken, envNumber, expectOk, fixed, freshDatabase, percentile, serviceEnv, signJwt, startChild, table, transferXdr } from "./support.ts"
 
 const dbKind = process.env.BENCH_DB ?? "embedded"
 if (dbKind !== "embedded" && dbKind !== "postgres") throw new Error(`BENCH_DB must be embedded or postgres, got ${dbKind}`)
@@ -41,38 +41,14 @@ interface System {
   readonly enroll: (agent: Agent, wallet: Keypair) => Promise<string>
 }
 
-const childEnv = (extra: Record<string, string>): Record<string, string> => {
-  const env: Record<string, string> = {}
-  for (const name of ["PATH", "HOME", "TMPDIR", "LANG"]) {
-    const value = process.env[name]
-    if (value !== undefined) env[name] = value
-  }
-  return { ...env, ...extra }
-}
-
-const expectOk = (what: string, reply: Reply) => {
-  if (reply.status !== 200) throw new Error(`${what}: ${reply.status} ${JSON.stringify(reply.body)}`)
-  return reply.body
-}
-
 const startService = async (rpc: LoopbackRpc, db: BenchDatabase): Promise<System> => {
   const sponsor = Keypair.random()
   rpc.setAccount({ id: sponsor.publicKey() })
-  const child = await startChild("service", "./service.ts", childEnv({
-    DATA_DIR: db.dataDir,
-    ...(db.url === undefined ? {} : { DATABASE_URL: db.url }),
-    STELLAR_RPC_URL: rpc.url,
-    NETWORK_PASSPHRASE: Networks.TESTNET,
-    JWT_SECRET: randomBytes(32).toString("base64url"),
-    SEP10_SIGNING_SECRET: Keypair.random().secret(),
-    SPONSOR_SECRET: sponsor.secret(),
-    FAUCET_SECRET: Keypair.random().secret(),
-    CONFIDENTIAL_TOKEN_CONTRACT: CONTRACT,
-    SPONSOR_ALLOWED_CONTRACTS: CONTRACT,
-    SPONSOR_QUOTA: "1000000000",
-    AUTH_RATE_LIMIT: "1000000",
-    PUBLIC_URL: ISSUER
-  }))
+  const child = await startChild(
+    "service",
+    "./service.ts",
+    serviceEnv(rpc, db, { sponsor, contract: CONTRACT, issuer: ISSUER }, { SPONSOR_QUOTA: "1000000000" })
+  )
   const enroll = async (agent: Agent, wallet: Keypair) => {
     const challenge = expectOk("challenge", await call(agent, child.url, "GET", `/auth/sep10/challenge?account=${wallet.publicKey()}`))
     const tx = TransactionBuilder.fromXDR(challenge.transaction, challenge.network_passphrase)
@@ -386,7 +362,7 @@ const cpu = cpus()
 console.log(`POST /transfer benchmark, ${new Date().toISOString()}`)
 console.log(`node ${process.version}, ${platform()} ${arch()}, ${cpu.length} CPUs (${cpu[0]?.model.trim() ?? "unknown"})`)
 console.log(
-  `database: ${settings.db === "embedded" ? "embedded PGlite over a loopback socket, one connection per system" : `PostgreSQL server (${new URL(settings.serverUrl).host}), a fresh database per system, pools of 10`}`
+  `database: ${settings.db === "embedded" ? "embedded PostgreSQL, a private cluster per system, pools of 10" : `PostgreSQL server (${new URL(settings.serverUrl).host}), a fresh database per system, pools of 10`}`
 )
 console.log("service (src/App.ts AppLive) and baseline (bench/baseline.ts) each in a child process; this process holds the loopback RPC and the clients")
 console.log("")

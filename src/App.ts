@@ -36,6 +36,7 @@ import { HousekeepingLive } from "./Sql/Housekeeping.ts"
 import { DatabaseLive } from "./Sql/Migrations.ts"
 import { DefectsLive } from "./Http/Defects.ts"
 import { CorsLive } from "./Observability/Cors.ts"
+import { IdleMemoryLive } from "./Observability/IdleMemory.ts"
 import { LoggingLive } from "./Observability/Logging.ts"
 import { MetricsRouteLive } from "./Observability/MetricsRoute.ts"
 import { TracingLive } from "./Observability/Tracing.ts"
@@ -115,7 +116,8 @@ export const servicesOn = (external: External) => {
     ReconcilerLive,
     AuthenticationLive,
     SignInRateLimitLive,
-    HousekeepingLive
+    HousekeepingLive,
+    IdleMemoryLive
   )
   return Edge.pipe(
     Layer.provideMerge(Submissions),

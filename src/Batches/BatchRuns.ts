@@ -13,6 +13,7 @@ import { Drain } from "../Health/Drain.ts"
 import { batchQueueDepth } from "../Observability/Metrics.ts"
 import { databaseUnavailable, repeatRounds } from "../Sql/Rounds.ts"
 import { requireWallet, Submitter } from "../Transfers/Submitter.ts"
+import { txHashHex } from "../Transfers/Envelope.ts"
 import { Transfers } from "../Transfers/Transfers.ts"
 import { type JobItemRow, JobRepo, type JobRow, type ResultRow } from "./JobRepo.ts"
 
@@ -22,12 +23,17 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 interface Planned {
   readonly i: number
   readonly item: JobItemRow
-  readonly tx: Option.Option<Transaction>
+  /** The inner transaction's hash (hex), named in its result when it fails; empty when the envelope does not decode. */
+  readonly innerHash: string
 }
 
-/** Items of one source account, in sequence-number order; undecodable items stand alone. */
+/**
+ * Items of one source account, in sequence-number order; undecodable items stand alone. Only the hash is kept of
+ * each decoded envelope: a decoded transfer holds about as much again as its XDR (~37 KB, mostly array buffers), and
+ * a job's items wait up to a ledger each, in every running job.
+ */
 export const plan = (items: ReadonlyArray<JobItemRow>, networkPassphrase: string): ReadonlyArray<ReadonlyArray<Planned>> => {
-  const groups = new Map<string, Array<Planned>>()
+  const groups = new Map<string, Array<Planned & { readonly sequence: bigint }>>()
   const alone: Array<ReadonlyArray<Planned>> = []
   items.forEach((item, i) => {
     let tx: Transaction | undefined
@@ -37,17 +43,16 @@ export const plan = (items: ReadonlyArray<JobItemRow>, networkPassphrase: string
     } catch {
       tx = undefined
     }
-    if (tx === undefined || !StrKey.isValidEd25519PublicKey(tx.source)) return alone.push([{ i, item, tx: Option.fromNullable(tx) }])
+    const innerHash = tx === undefined ? "" : txHashHex(tx)
+    if (tx === undefined || !StrKey.isValidEd25519PublicKey(tx.source)) return alone.push([{ i, item, innerHash }])
     const group = groups.get(tx.source) ?? []
-    group.push({ i, item, tx: Option.some(tx) })
+    group.push({ i, item, innerHash, sequence: BigInt(tx.sequence) })
     groups.set(tx.source, group)
   })
   const ordered = [...groups.values()].map((group) =>
-    group.sort((a, b) => {
-      const sa = BigInt(Option.getOrThrow(a.tx).sequence)
-      const sb = BigInt(Option.getOrThrow(b.tx).sequence)
-      return sa < sb ? -1 : sa > sb ? 1 : a.i - b.i
-    })
+    group
+      .sort((a, b) => a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : a.i - b.i)
+      .map(({ i, item, innerHash }) => ({ i, item, innerHash }))
   )
   return [...ordered, ...alone]
 }
@@ -140,7 +145,6 @@ export const BatchWorkerLive = Layer.scopedDiscard(
       Effect.gen(function*() {
         if (done.has(planned.i)) return
         if (yield* drain.draining) return skip()
-        const innerHash = Option.match(planned.tx, { onNone: () => "", onSome: (tx) => Buffer.from(tx.hash()).toString("hex") })
         const submitter = new Submitter({ sub: job.sessionSub, orgId: job.orgId, allowedSources: sources })
         const request = TransferRequest.make({
           signedXDR: planned.item.signedXDR,
@@ -148,7 +152,7 @@ export const BatchWorkerLive = Layer.scopedDiscard(
         })
         const exit = yield* transfers.submit(submitter, request).pipe(Effect.exit)
         if (Exit.isFailure(exit) && databaseUnavailable(exit.cause)) return yield* Effect.failCause(exit.cause)
-        yield* jobs.record(job.id, itemResult(planned.i, innerHash, exit))
+        yield* jobs.record(job.id, itemResult(planned.i, planned.innerHash, exit))
       })
 
     const heartbeat = (id: string) =>

@@ -22,6 +22,14 @@ const JobRow = Schema.Struct({
 })
 export type JobRow = typeof JobRow.Type
 
+/** What a poll shows of a job: not its items, which are the bulk of the row (~43 K characters per transfer). */
+const JobStatusRow = Schema.Struct({
+  id: Schema.String,
+  error: Schema.NullOr(Schema.String),
+  createdAt: Schema.ValidDateFromSelf
+})
+export type JobStatusRow = typeof JobStatusRow.Type
+
 const ResultRow = Schema.Struct({
   i: Schema.Int,
   hash: Schema.String,
@@ -53,8 +61,8 @@ export class JobRepo extends Effect.Service<JobRepo>()("Batches/JobRepo", {
     const find = (orgId: OrgId, id: string) =>
       SqlSchema.findOne({
         Request: Schema.Void,
-        Result: JobRow,
-        execute: () => sql`SELECT ${columns} FROM batch_jobs WHERE org_id = ${orgId} AND id = ${id}`
+        Result: JobStatusRow,
+        execute: () => sql`SELECT id, error, created_at FROM batch_jobs WHERE org_id = ${orgId} AND id = ${id}`
       })(undefined).pipe(Effect.orDie, Effect.withSpan("JobRepo.find"))
 
     const results = (id: string) =>
