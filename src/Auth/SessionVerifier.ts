@@ -8,6 +8,9 @@ import { OperationalKeys } from "./Keys.ts"
 
 export const SESSION_TTL_SECONDS = 60 * 60
 
+/** Verified sessions kept per instance (a few MiB at most). */
+const VERIFIED_KEPT = 10_000
+
 const Claims = Schema.Struct({
   sub: Schema.NonEmptyString,
   jti: Schema.NonEmptyString,
@@ -37,10 +40,24 @@ export const makeSessionVerifier = (secret: Uint8Array, issuer: string) => {
     return new SessionToken({ token, expiresAt: DateTime.unsafeMake(exp * 1000) })
   })
 
+  /**
+   * Sessions already verified, by their exact token: a client sends the same token with every request, and its
+   * signature check (WebCrypto, off the event loop) and claims decoding need not run again. Only tokens that
+   * verified are kept, at most VERIFIED_KEPT (the oldest go first), and each is still refused once it expires.
+   * Sessions cannot be revoked before they expire, so a kept one can never become invalid in another way.
+   */
+  const verified = new Map<string, Session>()
+
   /** A bearer token into its verified session; 401 when missing, malformed, forged or expired. */
   const verify = Effect.fn("SessionVerifier.verify")(function*(token: string) {
     if (token.length === 0) return yield* unauthorized("missing bearer token")
     const now = yield* Clock.currentTimeMillis
+    const known = verified.get(token)
+    if (known !== undefined) {
+      if (known.expiresAt.getTime() > now) return known
+      verified.delete(token)
+      return yield* unauthorized("session expired")
+    }
     const { payload } = yield* Effect.tryPromise({
       try: () => jwtVerify(token, secret, { algorithms: ["HS256"], issuer, currentDate: new Date(now) }),
       catch: (e) => unauthorized(e instanceof joseErrors.JWTExpired ? "session expired" : "invalid session token")
@@ -48,13 +65,16 @@ export const makeSessionVerifier = (secret: Uint8Array, issuer: string) => {
     const claims = yield* Schema.decodeUnknown(Claims)(payload).pipe(
       Effect.mapError(() => unauthorized("invalid session token"))
     )
-    return {
+    const session: Session = {
       sub: claims.sub,
       method: claims.method,
       jti: claims.jti,
       expiresAt: new Date(claims.exp * 1000),
       email: claims.email
-    } satisfies Session
+    }
+    if (verified.size >= VERIFIED_KEPT) verified.delete(verified.keys().next().value ?? token)
+    verified.set(token, session)
+    return session
   })
 
   return { issue, verify } as const

@@ -40,12 +40,14 @@ const parseHeaders = (raw: string): Record<string, string> =>
 
 /**
  * Spans (`Effect.fn`, `Effect.withSpan`, the HTTP server's and SQL's) exported over OTLP/HTTP (JSON) when
- * OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set; otherwise nothing leaves the process.
+ * OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set; otherwise tracing is off (no span is made,
+ * and log lines carry no trace ids).
  */
 export const TracingLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const config = yield* TracingConfig
-    if (Option.isNone(config.url)) return Layer.empty
+    // Nothing to export to: spans would be made on every request and thrown away, so none are made.
+    if (Option.isNone(config.url)) return Layer.setTracerEnabled(false)
     const tracer = OtlpTracer.make({
       url: config.url.value,
       resource: { serviceName: config.serviceName, serviceVersion: SERVICE_VERSION },

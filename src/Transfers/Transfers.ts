@@ -1,5 +1,5 @@
 import { type FeeBumpTransaction, StrKey, type Transaction } from "@stellar/stellar-sdk"
-import { Clock, DateTime, Duration, Effect, Exit, Option, Schedule } from "effect"
+import { Clock, DateTime, Duration, Effect, Exit, Fiber, Option, Schedule } from "effect"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Account } from "../Auth/Account.ts"
 import { PayoutLink } from "../Batches/PayoutLink.ts"
@@ -76,13 +76,18 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
       Effect.gen(function*() {
         const maxTime = row.maxTime.getTime() / 1000
         const sent = yield* network.send(tx, deadline)
+        if (sent._tag === "Accepted") {
+          // `pending → submitted` is written while the ledger is polled: the final transition accepts either state.
+          const submitted = yield* Effect.fork(settle.afterSend(row, sent))
+          const outcome = yield* network.poll(row.outerHash, deadline, maxTime)
+          yield* Fiber.join(submitted)
+          return yield* settle.afterPoll(row, outcome)
+        }
         const refused = yield* settle.afterSend(row, sent)
         if (Option.isSome(refused)) return refused
         switch (sent._tag) {
           case "Unreachable":
             return yield* new UpstreamUnavailable({ error: "Stellar RPC is unreachable; the transfer will be retried" })
-          case "Accepted":
-            return yield* settle.afterPoll(row, yield* network.poll(row.outerHash, deadline, maxTime))
           default: {
             // Busy until the deadline: expired only once the ledger says so; otherwise the reconciler keeps following it.
             const outcome = yield* network.check(row.outerHash, maxTime).pipe(Effect.orElseSucceed(() => PollOutcome.NotYet()))

@@ -30,5 +30,20 @@ describe("SessionVerifier", () => {
         yield* TestClock.adjust(`${SESSION_TTL_SECONDS + 1} seconds`)
         expect(yield* error(token)).toBe("Unauthorized: session expired")
       }))
+
+    it.effect("a session verified before is still refused once it expires, and a tampered copy never passes", () =>
+      Effect.gen(function*() {
+        const sessions = yield* SessionVerifier
+        const { token } = yield* sessions.issue("GWALLET", "sep10")
+        const first = yield* sessions.verify(token)
+        // The same token again: the same session (kept from the first check).
+        expect(yield* sessions.verify(token)).toEqual(first)
+        const [head, payload, signature] = token.split(".")
+        const claims = JSON.parse(Buffer.from(payload!, "base64url").toString("utf8"))
+        const forged = `${head}.${Buffer.from(JSON.stringify({ ...claims, sub: "GOTHER" })).toString("base64url")}.${signature}`
+        expect((yield* Effect.flip(sessions.verify(forged))).error).toBe("invalid session token")
+        yield* TestClock.adjust(`${SESSION_TTL_SECONDS + 1} seconds`)
+        expect((yield* Effect.flip(sessions.verify(token))).error).toBe("session expired")
+      }))
   })
 })
