@@ -37,10 +37,7 @@ export const ServerConfig = Config.all({
 )
 export type ServerConfig = Config.Config.Success<typeof ServerConfig>
 
-export const DatabaseConfig = Config.all({
-  url: optionalRedacted("DATABASE_URL"),
-  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
-})
+export { DatabaseConfig } from "./Sql/DatabaseConfig.ts"
 
 export const StellarConfig = Config.all({
   rpcUrl: Config.string("STELLAR_RPC_URL").pipe(Config.withDefault("https://soroban-testnet.stellar.org")),

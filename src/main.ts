@@ -1,5 +1,5 @@
 import { Effect, Option } from "effect"
-import { DatabaseConfig } from "./Config.ts"
+import { DatabaseConfig } from "./Sql/DatabaseConfig.ts"
 import { prepareEmbedded } from "./Sql/Embedded.ts"
 
 /**

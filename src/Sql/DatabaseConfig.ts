@@ -1,0 +1,10 @@
+import { Config } from "effect"
+
+/**
+ * The database: `DATABASE_URL` when set, otherwise the embedded cluster in `DATA_DIR`. A module of its own, light to
+ * load, because `main.ts` reads it before it loads the rest of the service.
+ */
+export const DatabaseConfig = Config.all({
+  url: Config.option(Config.redacted("DATABASE_URL")),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
+})
