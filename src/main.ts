@@ -1,16 +1,12 @@
-import { Effect, Option } from "effect"
-import { DatabaseConfig } from "./Sql/DatabaseConfig.ts"
-import { prepareEmbedded } from "./Sql/Embedded.ts"
+import { DEFAULT_DATA_DIR, prepareCluster } from "./Sql/FirstStart.ts"
 
 /**
  * The entry point (`npm start`). On a first start with the embedded database, initdb takes about as long as loading
- * the rest of the service, so it is started before that and runs meanwhile; the database layer then finds the
- * cluster ready or waits for it, and reports any failure itself.
+ * the rest of the service, so it is started first, from a plain-Node module, and runs meanwhile; the database layer
+ * then finds the cluster prepared or waits for it, and reports any failure itself (a failure here is not kept).
  */
-Effect.runFork(
-  Effect.flatMap(DatabaseConfig, ({ dataDir, url }) => (Option.isNone(url) ? prepareEmbedded({ dataDir, durable: true }) : Effect.void)).pipe(
-    Effect.ignore
-  )
-)
+if ((process.env.DATABASE_URL ?? "") === "") {
+  prepareCluster(process.env.DATA_DIR ?? DEFAULT_DATA_DIR, true).catch(() => undefined)
+}
 
 await import("./Launch.ts")

