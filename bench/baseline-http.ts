@@ -2,7 +2,7 @@
 // the database (a pg Pool on a server, or a private embedded cluster started as the service starts its own), JSON
 // bodies, Bearer HS256 sessions checked with node:crypto, and a node:http server of plain route functions.
 import { Effect, Exit, Redacted, Scope } from "effect"
-import { createHmac, timingSafeEqual } from "node:crypto"
+import { createHmac, randomUUID, timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import pg from "pg"
@@ -61,6 +61,24 @@ export const openDatabase = async (label: string): Promise<{ pool: pg.Pool; clos
   })()
   opened.pool.on("error", (error) => console.error(`${label}: an idle database connection ended: ${error.message}`))
   return opened
+}
+
+/** Bench set-up only: `sub` creates its organization and becomes its owner, as POST /orgs does in the service. */
+export const insertOrg = async (pool: pg.Pool, sub: string, name: string): Promise<{ readonly id: string }> => {
+  const id = randomUUID()
+  const client = await pool.connect()
+  try {
+    await client.query("BEGIN")
+    await client.query("INSERT INTO orgs (id, name, created_by) VALUES ($1, $2, $3)", [id, name, sub])
+    await client.query("INSERT INTO org_members (org_id, user_sub, role) VALUES ($1, $2, 'owner')", [id, sub])
+    await client.query("COMMIT")
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined)
+    throw error
+  } finally {
+    client.release()
+  }
+  return { id }
 }
 
 const reply = (res: ServerResponse, status: number, body: unknown) => {

@@ -12,9 +12,8 @@
 //
 // Not meant to be run by hand: bench/transfer.ts forks it with its settings in the environment (BASELINE_*).
 import { Address, FeeBumpTransaction, Keypair, rpc, StrKey, Transaction, xdr } from "@stellar/stellar-sdk"
-import { randomUUID } from "node:crypto"
 import type { IncomingMessage } from "node:http"
-import { authenticate as verifySession, env, HttpError, openDatabase, readJson, serveRoutes } from "./baseline-http.ts"
+import { authenticate as verifySession, env, HttpError, insertOrg, openDatabase, readJson, serveRoutes } from "./baseline-http.ts"
 
 const config = {
   rpcUrl: env("BASELINE_RPC_URL"),
@@ -332,20 +331,7 @@ const transfer = async (req: IncomingMessage): Promise<unknown> => {
 const createOrg = async (req: IncomingMessage): Promise<unknown> => {
   const session = authenticate(req)
   const body = await readJson(req)
-  const id = randomUUID()
-  const client = await pool.connect()
-  try {
-    await client.query("BEGIN")
-    await client.query("INSERT INTO orgs (id, name, created_by) VALUES ($1, $2, $3)", [id, String(body.name ?? "org"), session.sub])
-    await client.query("INSERT INTO org_members (org_id, user_sub, role) VALUES ($1, $2, 'owner')", [id, session.sub])
-    await client.query("COMMIT")
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined)
-    throw error
-  } finally {
-    client.release()
-  }
-  return { id }
+  return insertOrg(pool, session.sub, String(body.name ?? "org"))
 }
 
 const routes: Record<string, (req: IncomingMessage) => Promise<unknown>> = {

@@ -7,14 +7,14 @@
 //
 // This process is the driver: it holds the loopback RPC and the client. The service (bench/service.ts) runs in a
 // child process of its own, with a fresh database, and reports its own CPU time over IPC (bench/support.ts).
-import { Keypair, Networks, StrKey, TransactionBuilder } from "@stellar/stellar-sdk"
+import { Keypair, Networks, StrKey } from "@stellar/stellar-sdk"
 import { Agent } from "node:http"
 import { createServer } from "node:net"
 import type { AddressInfo } from "node:net"
 import { arch, cpus, platform } from "node:os"
 import { LoopbackRpc } from "../test/support/LoopbackRpc.ts"
 import type { BenchDatabase, Child, ChildStats } from "./support.ts"
-import { addWallet, ascending, call, deployToken, envNumber, expectOk, fixed, freshDatabase, percentile, serviceEnv, startChild, table, transferXdr } from "./support.ts"
+import { addWallet, ascending, call, createOrg, deployToken, envNumber, expectOk, fixed, freshDatabase, percentile, sep10SignIn, serviceEnv, startChild, table, transferXdr } from "./support.ts"
 
 const dbKind = process.env.BENCH_DB ?? "embedded"
 if (dbKind !== "embedded" && dbKind !== "postgres") throw new Error(`BENCH_DB must be embedded or postgres, got ${dbKind}`)
@@ -158,15 +158,6 @@ const startService = async (rpc: LoopbackRpc, db: BenchDatabase, inspectPort: nu
   return startChild("service", "./service.ts", env)
 }
 
-/** SEP-10 sign-in of `wallet` (its account must be on the loopback ledger); the session token. */
-const signIn = async (agent: Agent, url: string, wallet: Keypair): Promise<string> => {
-  const challenge = expectOk("challenge", await call(agent, url, "GET", `/auth/sep10/challenge?account=${wallet.publicKey()}`))
-  const tx = TransactionBuilder.fromXDR(challenge.transaction, challenge.network_passphrase)
-  tx.sign(wallet)
-  const verified = expectOk("verify", await call(agent, url, "POST", "/auth/sep10/verify", { json: { transaction: tx.toXDR() } }))
-  return verified.token as string
-}
-
 interface Org {
   /** The owner's session: it submits and polls every job. */
   readonly token: string
@@ -180,15 +171,15 @@ const enrollOrg = async (rpc: LoopbackRpc, url: string, count: number): Promise<
   try {
     const owner = Keypair.random()
     addWallet(rpc, CONTRACT, owner)
-    const token = await signIn(agent, url, owner)
-    expectOk("org", await call(agent, url, "POST", "/orgs", { token, json: { name: "Bench Batch Co" } }))
+    const token = await sep10SignIn(agent, url, owner)
+    await createOrg(agent, url, token, "Bench Batch Co")
     const wallets = [owner]
     for (let i = 1; i < count; i += 8) {
       const batch = Array.from({ length: Math.min(8, count - i) }, () => Keypair.random())
       await Promise.all(batch.map(async (wallet) => {
         addWallet(rpc, CONTRACT, wallet)
         const invite = expectOk("invite", await call(agent, url, "POST", "/orgs/invites", { token }))
-        const member = await signIn(agent, url, wallet)
+        const member = await sep10SignIn(agent, url, wallet)
         expectOk("join", await call(agent, url, "POST", `/orgs/join/${invite.token}`, { token: member }))
       }))
       wallets.push(...batch)

@@ -5,13 +5,12 @@
 //
 // This process is the driver: it holds the loopback RPC and the clients; the service (bench/service.ts) runs in a
 // child process with a fresh database, one per channel count.
-import { Address, Keypair, Networks, StrKey, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
-import { randomBytes } from "node:crypto"
+import { Address, Keypair, StrKey, xdr } from "@stellar/stellar-sdk"
 import { Agent } from "node:http"
 import { arch, cpus, platform } from "node:os"
 import { LoopbackRpc } from "../test/support/LoopbackRpc.ts"
 import type { BenchDatabase, Child } from "./support.ts"
-import { ascending, call, childEnv, envNumber, expectOk, fixed, freshDatabase, percentile, startChild, table } from "./support.ts"
+import { ascending, call, envNumber, fixed, freshDatabase, percentile, sep10SignIn, serviceEnv, startChild, table } from "./support.ts"
 
 const dbKind = process.env.BENCH_DB ?? "embedded"
 if (dbKind !== "embedded" && dbKind !== "postgres") throw new Error(`BENCH_DB must be embedded or postgres, got ${dbKind}`)
@@ -39,30 +38,15 @@ const deployUsdc = (rpc: LoopbackRpc) =>
 const startService = async (rpc: LoopbackRpc, db: BenchDatabase, channels: number): Promise<Child> => {
   const keys = { sponsor: Keypair.random(), faucet: Keypair.random(), channels: Array.from({ length: channels }, () => Keypair.random()) }
   for (const key of [keys.sponsor, keys.faucet, ...keys.channels]) rpc.setAccount({ id: key.publicKey() })
-  return startChild("service", "./service.ts", childEnv({
-    DATA_DIR: db.dataDir,
-    ...(db.url === undefined ? {} : { DATABASE_URL: db.url }),
-    STELLAR_RPC_URL: rpc.url,
-    NETWORK_PASSPHRASE: Networks.TESTNET,
-    JWT_SECRET: randomBytes(32).toString("base64url"),
-    SEP10_SIGNING_SECRET: Keypair.random().secret(),
-    SPONSOR_SECRET: keys.sponsor.secret(),
+  return startChild("service", "./service.ts", serviceEnv(rpc, db, { sponsor: keys.sponsor, issuer: ISSUER }, {
     FAUCET_SECRET: keys.faucet.secret(),
     ...(channels === 0 ? {} : { CHANNEL_SECRETS: keys.channels.map((k) => k.secret()).join(",") }),
-    USDC_CONTRACT: USDC,
-    AUTH_RATE_LIMIT: "1000000",
-    PUBLIC_URL: ISSUER
+    USDC_CONTRACT: USDC
   }))
 }
 
 /** A SEP-10 session for a fresh wallet; it asks the faucet for other addresses, one grant per address. */
-const signIn = async (agent: Agent, child: Child): Promise<string> => {
-  const wallet = Keypair.random()
-  const challenge = expectOk("challenge", await call(agent, child.url, "GET", `/auth/sep10/challenge?account=${wallet.publicKey()}`))
-  const tx = TransactionBuilder.fromXDR(challenge.transaction, challenge.network_passphrase)
-  tx.sign(wallet)
-  return expectOk("verify", await call(agent, child.url, "POST", "/auth/sep10/verify", { json: { transaction: tx.toXDR() } })).token
-}
+const signIn = (agent: Agent, child: Child): Promise<string> => sep10SignIn(agent, child.url, Keypair.random())
 
 interface Grant {
   readonly hash: string

@@ -265,7 +265,7 @@ export const expectOk = (what: string, reply: Reply) => {
 export const serviceEnv = (
   rpc: { readonly url: string },
   db: BenchDatabase,
-  options: { readonly sponsor: Keypair; readonly contract: string; readonly issuer: string },
+  options: { readonly sponsor: Keypair; readonly contract?: string; readonly issuer: string },
   extra: Record<string, string> = {}
 ): Record<string, string> =>
   childEnv({
@@ -277,12 +277,33 @@ export const serviceEnv = (
     SEP10_SIGNING_SECRET: Keypair.random().secret(),
     SPONSOR_SECRET: options.sponsor.secret(),
     FAUCET_SECRET: Keypair.random().secret(),
-    CONFIDENTIAL_TOKEN_CONTRACT: options.contract,
-    SPONSOR_ALLOWED_CONTRACTS: options.contract,
+    ...(options.contract === undefined ? {} : { CONFIDENTIAL_TOKEN_CONTRACT: options.contract, SPONSOR_ALLOWED_CONTRACTS: options.contract }),
     AUTH_RATE_LIMIT: "1000000",
     PUBLIC_URL: options.issuer,
     ...extra
   })
+
+/** A system under measurement: the service, or a framework-free baseline doing the same work. */
+export interface System {
+  readonly name: "service" | "baseline"
+  readonly child: Child
+  /** Makes `wallet` an employer with its own organization; returns its session token. */
+  readonly enroll: (agent: Agent, wallet: Keypair) => Promise<string>
+}
+
+/** SEP-10 sign-in of `wallet` at the service on `url` (its account must be on the loopback ledger): the session token. */
+export const sep10SignIn = async (agent: Agent, url: string, wallet: Keypair): Promise<string> => {
+  const challenge = expectOk("challenge", await call(agent, url, "GET", `/auth/sep10/challenge?account=${wallet.publicKey()}`))
+  const tx = TransactionBuilder.fromXDR(challenge.transaction, challenge.network_passphrase)
+  tx.sign(wallet)
+  const verified = expectOk("verify", await call(agent, url, "POST", "/auth/sep10/verify", { json: { transaction: tx.toXDR() } }))
+  return verified.token as string
+}
+
+/** The session's account creates its own organization (`POST /orgs`, the service's or a baseline's). */
+export const createOrg = async (agent: Agent, url: string, token: string, name = "Bench Co"): Promise<void> => {
+  expectOk("org", await call(agent, url, "POST", "/orgs", { token, json: { name } }))
+}
 
 // ---- statistics ----
 

@@ -4,13 +4,13 @@
 //
 // This process is the driver: it holds the loopback RPC and the clients. The service (bench/service.ts) and the
 // baseline (bench/baseline.ts) each run in a child process of their own, with a fresh database of the same kind.
-import { Keypair, Networks, StrKey, TransactionBuilder } from "@stellar/stellar-sdk"
+import { Keypair, Networks, StrKey } from "@stellar/stellar-sdk"
 import { randomBytes } from "node:crypto"
 import { Agent } from "node:http"
 import { arch, cpus, platform } from "node:os"
 import { LoopbackRpc } from "../test/support/LoopbackRpc.ts"
-import type { BenchDatabase, Child } from "./support.ts"
-import { addWallet, ascending, call, childEnv, deployToken, envNumber, expectOk, fixed, freshDatabase, percentile, serviceEnv, signJwt, startChild, table, transferXdr } from "./support.ts"
+import type { BenchDatabase, System } from "./support.ts"
+import { addWallet, ascending, call, childEnv, createOrg, deployToken, envNumber, fixed, freshDatabase, percentile, sep10SignIn, serviceEnv, signJwt, startChild, table, transferXdr } from "./support.ts"
 
 const dbKind = process.env.BENCH_DB ?? "embedded"
 if (dbKind !== "embedded" && dbKind !== "postgres") throw new Error(`BENCH_DB must be embedded or postgres, got ${dbKind}`)
@@ -34,13 +34,6 @@ const ISSUER = "http://payroll.bench"
 
 // ---- the two systems ----
 
-interface System {
-  readonly name: "service" | "baseline"
-  readonly child: Child
-  /** Makes `wallet` an employer with its own organization; returns its session token. */
-  readonly enroll: (agent: Agent, wallet: Keypair) => Promise<string>
-}
-
 const startService = async (rpc: LoopbackRpc, db: BenchDatabase): Promise<System> => {
   const sponsor = Keypair.random()
   rpc.setAccount({ id: sponsor.publicKey() })
@@ -50,12 +43,9 @@ const startService = async (rpc: LoopbackRpc, db: BenchDatabase): Promise<System
     serviceEnv(rpc, db, { sponsor, contract: CONTRACT, issuer: ISSUER }, { SPONSOR_QUOTA: "1000000000" })
   )
   const enroll = async (agent: Agent, wallet: Keypair) => {
-    const challenge = expectOk("challenge", await call(agent, child.url, "GET", `/auth/sep10/challenge?account=${wallet.publicKey()}`))
-    const tx = TransactionBuilder.fromXDR(challenge.transaction, challenge.network_passphrase)
-    tx.sign(wallet)
-    const verified = expectOk("verify", await call(agent, child.url, "POST", "/auth/sep10/verify", { json: { transaction: tx.toXDR() } }))
-    expectOk("org", await call(agent, child.url, "POST", "/orgs", { token: verified.token, json: { name: "Bench Co" } }))
-    return verified.token as string
+    const token = await sep10SignIn(agent, child.url, wallet)
+    await createOrg(agent, child.url, token)
+    return token
   }
   return { name: "service", child, enroll }
 }
@@ -78,7 +68,7 @@ const startBaseline = async (rpc: LoopbackRpc, db: BenchDatabase): Promise<Syste
   }))
   const enroll = async (agent: Agent, wallet: Keypair) => {
     const token = signJwt(jwtSecret, ISSUER, wallet.publicKey())
-    expectOk("org", await call(agent, child.url, "POST", "/orgs", { token, json: { name: "Bench Co" } }))
+    await createOrg(agent, child.url, token)
     return token
   }
   return { name: "baseline", child, enroll }

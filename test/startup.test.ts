@@ -2,11 +2,11 @@ import { Reactivity } from "@effect/experimental"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
 import { call, employer, signIn } from "./support/Client.ts"
+import { alive, stopLeftoverCluster } from "./support/EmbeddedCluster.ts"
 import { spawnService } from "./support/Spawned.ts"
 import { freePort, loopbackRpc } from "./support/TestApp.ts"
 import { backend, freshDatabase } from "./support/TestDatabase.ts"
@@ -32,21 +32,6 @@ const withoutDatabaseUrl = () => {
 const lockedPid = (dataDir: string) =>
   readFile(Path.join(dataDir, "pg", "postmaster.pid"), "utf8").then((lock) => Number(lock.split("\n")[0]), () => undefined)
 
-/** Whether `pid` runs; a zombie (exited, not yet reaped by whoever adopted it) does not. */
-const running = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
-  } catch {
-    return false
-  }
-}
-
 /**
  * A fresh DATA_DIR for the service's own embedded cluster. When the scope closes, a cluster a killed service left
  * running is stopped (immediate shutdown) before the directory is removed.
@@ -55,12 +40,7 @@ const embeddedDataDir = Effect.acquireRelease(
   Effect.promise(() => mkdtemp(Path.join(tmpdir(), "payroll-startup-"))),
   (dir) =>
     Effect.promise(async () => {
-      const pid = await lockedPid(dir)
-      if (pid !== undefined && running(pid)) {
-        const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "")
-        if (cmdline.includes(dir)) process.kill(pid, "SIGQUIT")
-        for (let i = 0; i < 100 && running(pid); i++) await new Promise((r) => setTimeout(r, 50))
-      }
+      await stopLeftoverCluster(dir)
       await rm(dir, { recursive: true, force: true })
     })
 )
@@ -129,7 +109,7 @@ describe("start-up", () => {
       }))
       expect(first.exit.code).toBe(0)
       expect(first.pid).toBeDefined()
-      expect(running(first.pid!)).toBe(false)
+      expect(alive(first.pid!)).toBe(false)
       expect(yield* Effect.promise(() => lockedPid(dataDir))).toBeUndefined()
 
       // A lock file naming a live process that is not this cluster's postmaster (a reused pid) does not block.
@@ -158,13 +138,13 @@ describe("start-up", () => {
         return yield* Effect.promise(() => lockedPid(dataDir))
       }))
       expect(second).toBeDefined()
-      expect(running(second!)).toBe(true)
+      expect(alive(second!)).toBe(true)
 
       // The next start stops the leftover cluster and starts its own on the same data.
       yield* Effect.scoped(Effect.gen(function*() {
         const service = yield* spawnService(rpc, env)
         yield* readyAndKnows(service, first.wallet, first.orgId)
-        expect(running(second!)).toBe(false)
+        expect(alive(second!)).toBe(false)
         service.child.kill("SIGTERM")
         expect((yield* Effect.promise(() => service.exited)).code).toBe(0)
       }))

@@ -35,6 +35,11 @@ const busy = () =>
  * is released once its transaction is final; otherwise it runs until after the transaction's maxTime, so a sequence
  * number is never given out again while a transaction carrying it may still land. Within an instance a semaphore
  * queues grants for the pool, so only contention between instances polls the table.
+ *
+ * One grant per channel at a time mirrors stellar-core's transaction queue (`src/herder/TransactionQueue.cpp`,
+ * `canAdd`): it holds at most one transaction per source account, and refuses another from the same source with
+ * TRY_AGAIN_LATER unless it replaces the first by fee. So a source account carries one grant per ledger at most, and
+ * the faucet account alone (no channels) is one channel.
  */
 export const makeChannels = (pool: ReadonlyArray<Keypair>, validitySeconds: number) =>
   Effect.gen(function*() {

@@ -7,6 +7,7 @@ import { FundingConfig, StellarConfig, TESTNET_PASSPHRASE } from "../Config.ts"
 import { InvalidRequest, NotImplemented, RateLimited, UpstreamUnavailable } from "../Domain/Errors.ts"
 import type { Session } from "../Domain/Session.ts"
 import { RpcClient } from "../Stellar/RpcClient.ts"
+import { txHashHex } from "../Transfers/Envelope.ts"
 import { Sponsor } from "../Transfers/Sponsor.ts"
 import { Transfers } from "../Transfers/Transfers.ts"
 import { VaultState } from "./Api.ts"
@@ -123,7 +124,7 @@ export class Funding extends Effect.Service<Funding>()("Funding/Funding", {
       return yield* Effect.scoped(Effect.gen(function*() {
         const lease = yield* channels.lease
         const prepared = yield* prepare(lease, usdc, to).pipe(Effect.onError(() => channels.release(lease, undefined)))
-        const innerHash = Buffer.from(prepared.hash()).toString("hex")
+        const innerHash = txHashHex(prepared)
         yield* Effect.logInfo("faucet grant").pipe(Effect.annotateLogs({ address: to, channel: lease.key.publicKey() }))
         return yield* transfers.execute({
           inner: prepared,

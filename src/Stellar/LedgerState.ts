@@ -1,6 +1,10 @@
 /**
  * What this instance knows of the RPC's ledgers, learnt from the `latestLedger` / `latestLedgerCloseTime` every answer
  * carries. Times are local milliseconds; close times are the network's, in whole seconds.
+ *
+ * Mirrors stellar-rpc's answers (`protocol/send_transaction.go` SendTransactionResponse and
+ * `protocol/get_transaction.go` GetTransactionResponse): both carry `latestLedger` (the latest ledger the node had
+ * ingested when it answered) and `latestLedgerCloseTime` (unix seconds, sent as a JSON string).
  */
 export interface LedgerState {
   /** The latest ledger an answer reported (0: none yet). */

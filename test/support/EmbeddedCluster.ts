@@ -16,7 +16,7 @@ declare module "vitest" {
 const PREFIX = "payroll-test-cluster-"
 
 /** Whether `pid` runs; a zombie (exited, not yet reaped by whoever adopted it) does not. */
-const alive = (pid: number) => {
+export const alive = (pid: number) => {
   try {
     process.kill(pid, 0)
   } catch {
@@ -40,15 +40,22 @@ const removeAbandoned = async () => {
     const dir = Path.join(tmpdir(), entry)
     const starter = Number(await readFile(Path.join(dir, "pg.starter"), "utf8").catch(() => "NaN"))
     if (Number.isInteger(starter) ? alive(starter) : await recent(dir)) continue
-    const postmaster = Number((await readFile(Path.join(dir, "pg", "postmaster.pid"), "utf8").catch(() => "NaN")).split("\n")[0])
-    if (Number.isInteger(postmaster) && alive(postmaster)) {
-      const cmdline = await readFile(`/proc/${postmaster}/cmdline`, "utf8").catch(() => "")
-      if (!cmdline.includes(dir)) continue
-      process.kill(postmaster, "SIGQUIT")
-      for (let i = 0; i < 100 && alive(postmaster); i++) await new Promise((r) => setTimeout(r, 50))
-    }
+    await stopLeftoverCluster(dir)
     await rm(dir, { recursive: true, force: true })
   }
+}
+
+/**
+ * The postmaster of `dataDir/pg` still running after whoever started it was killed: stopped at once (immediate
+ * shutdown), and waited for for up to 5 s. A pid in the lock file that now names another program is left alone.
+ */
+export const stopLeftoverCluster = async (dataDir: string): Promise<void> => {
+  const postmaster = Number((await readFile(Path.join(dataDir, "pg", "postmaster.pid"), "utf8").catch(() => "NaN")).split("\n")[0])
+  if (!Number.isInteger(postmaster) || !alive(postmaster)) return
+  const cmdline = await readFile(`/proc/${postmaster}/cmdline`, "utf8").catch(() => "")
+  if (!cmdline.includes(dataDir)) return
+  process.kill(postmaster, "SIGQUIT")
+  for (let i = 0; i < 100 && alive(postmaster); i++) await new Promise((r) => setTimeout(r, 50))
 }
 
 /**
