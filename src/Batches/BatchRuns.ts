@@ -14,6 +14,8 @@ import { batchQueueDepth } from "../Observability/Metrics.ts"
 import { databaseUnavailable, repeatRounds } from "../Sql/Rounds.ts"
 import { requireWallet, Submitter } from "../Transfers/Submitter.ts"
 import { txHashHex } from "../Transfers/Envelope.ts"
+import { answerFor } from "../Transfers/Settle.ts"
+import { type Submission, SubmissionRepo } from "../Transfers/SubmissionRepo.ts"
 import { Transfers } from "../Transfers/Transfers.ts"
 import { type JobItemRow, JobRepo, type JobRow, type ResultRow } from "./JobRepo.ts"
 
@@ -62,7 +64,28 @@ export class BatchRuns extends Effect.Service<BatchRuns>()("Batches/BatchRuns", 
   effect: Effect.gen(function*() {
     const jobs = yield* JobRepo
     const account = yield* Account
+    const submissions = yield* SubmissionRepo
     const wake = yield* Queue.sliding<void>(1)
+
+    /**
+     * The submission is the source of truth: an item whose transaction has a submission of this organization is
+     * reported as POST /transfer would answer for that submission now (settled later by the reconciler, or found
+     * after a crash), whatever was recorded when the item ran; an item without one keeps its recorded result.
+     */
+    const truthOf = (orgId: OrgId, stored: ReadonlyArray<ResultRow>) =>
+      Effect.gen(function*() {
+        const hashes = stored.map((r) => r.hash).filter((hash) => hash.length > 0)
+        const rows = yield* submissions.findMany(orgId, hashes)
+        if (rows.length === 0) return stored
+        const byHash = new Map<string, Submission>()
+        for (const row of rows) byHash.set(row.innerHash, row).set(row.outerHash, row)
+        return yield* Effect.forEach(stored, (r) => {
+          const row = byHash.get(r.hash)
+          return row === undefined
+            ? Effect.succeed(r)
+            : Effect.map(Effect.exit(answerFor(row)), (exit) => itemResult(r.i, row.innerHash, exit))
+        })
+      })
 
     const start = Effect.fn("BatchRuns.start")(function*(session: Session, run: BatchRun) {
       yield* requireWallet(session)
@@ -78,7 +101,8 @@ export class BatchRuns extends Effect.Service<BatchRuns>()("Batches/BatchRuns", 
       if (!UUID.test(jobId)) return yield* unknownJob
       const job = yield* jobs.find(orgId, jobId.toLowerCase())
       if (Option.isNone(job)) return yield* unknownJob
-      const results = yield* jobs.results(job.value.id)
+      const stored = yield* jobs.results(job.value.id)
+      const results = yield* truthOf(orgId, stored)
       return new BatchJob({
         jobId: job.value.id,
         createdAt: job.value.createdAt.getTime(),
@@ -89,7 +113,7 @@ export class BatchRuns extends Effect.Service<BatchRuns>()("Batches/BatchRuns", 
 
     return { start, poll, wake } as const
   }),
-  dependencies: [JobRepo.Default, Account.Default]
+  dependencies: [JobRepo.Default, Account.Default, SubmissionRepo.Default]
 }) {}
 
 type SubmitError = Effect.Effect.Error<ReturnType<Transfers["submit"]>>

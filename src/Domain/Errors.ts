@@ -44,9 +44,10 @@ export class NotImplemented extends Schema.TaggedError<NotImplemented>()(
   HttpApiSchema.annotations({ status: 501 })
 ) {}
 
+/** Stellar RPC failed or answered unreadably; `hash` names the transfer it concerned, which is followed later. */
 export class UpstreamUnavailable extends Schema.TaggedError<UpstreamUnavailable>()(
   "UpstreamUnavailable",
-  { error: Schema.String },
+  { error: Schema.String, hash: Schema.optional(Schema.String) },
   HttpApiSchema.annotations({ status: 502 })
 ) {}
 

@@ -10,6 +10,7 @@ import RateLimits from "../../migrations/0006_rate_limits.ts"
 import HousekeepingIndexes from "../../migrations/0007_housekeeping.ts"
 import LeaseOwners from "../../migrations/0008_lease_owners.ts"
 import ChannelLeases from "../../migrations/0009_channel_leases.ts"
+import ReconcileBackoff from "../../migrations/0010_reconcile_backoff.ts"
 import { PgLive } from "./PgLive.ts"
 
 /** Migrations are listed here so that they ship with the code; PgMigrator records which ran. */
@@ -19,7 +20,8 @@ export const MigratorLive = PgMigrator.layer({
     "0006_rate_limits": RateLimits,
     "0007_housekeeping": HousekeepingIndexes,
     "0008_lease_owners": LeaseOwners,
-    "0009_channel_leases": ChannelLeases
+    "0009_channel_leases": ChannelLeases,
+    "0010_reconcile_backoff": ReconcileBackoff
   })
 }).pipe(Layer.provide(NodeContext.layer))
 

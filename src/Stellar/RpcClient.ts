@@ -1,8 +1,9 @@
 import { Contract, type FeeBumpTransaction, Keypair, rpc, StrKey, type Transaction, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { Data, Duration, Effect, Option } from "effect"
+import { Data, Duration, Effect, Either, Option, ParseResult } from "effect"
 import { StellarConfig } from "../Config.ts"
 import { trackRpcCall } from "../Observability/Metrics.ts"
+import { decodeSendAnswer, decodeTransactionAnswer } from "./RpcAnswers.ts"
 
 export class RpcError extends Data.TaggedError("RpcError")<{
   readonly method: string
@@ -15,6 +16,16 @@ export interface AccountSigners {
   /** Every key that may sign for the account with its weight, the master key included. */
   readonly weights: Readonly<Record<string, number>>
 }
+
+/**
+ * The node answered, but not in a shape the service can read (a field it needs missing or mistyped): what the
+ * node did with the request is unknown. Never a defect: the caller retries, and one such answer concerns only the
+ * transaction it was about.
+ */
+export class RpcUnreadable extends Data.TaggedError("RpcUnreadable")<{
+  readonly method: string
+  readonly message: string
+}> {}
 
 /** The host refused a simulated call (a contract error, a missing function, a trap): the call itself failed. */
 export class SimulationFailed extends Data.TaggedError("SimulationFailed")<{ readonly message: string }> {}
@@ -36,12 +47,9 @@ export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", 
       timeout: Duration.toMillis(config.rpcTimeout)
     })
 
-    const call = <A>(method: string, run: () => Promise<A>) =>
-      Effect.tryPromise({
-        try: run,
-        catch: (cause) =>
-          new RpcError({ method, message: cause instanceof Error ? cause.message : String(cause), cause })
-      }).pipe(
+    /** Every call is timed out, counted (an unreadable answer as a failed call) and traced. */
+    const tracked = (method: string) => <A, E>(effect: Effect.Effect<A, E>) =>
+      effect.pipe(
         Effect.timeoutFail({
           duration: config.rpcTimeout,
           onTimeout: () => new RpcError({ method, message: "timed out" })
@@ -49,6 +57,24 @@ export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", 
         trackRpcCall(method),
         Effect.withSpan(`RpcClient.${method}`)
       )
+
+    const attempt = <A>(method: string, run: () => Promise<A>) =>
+      Effect.tryPromise({
+        try: run,
+        catch: (cause) =>
+          new RpcError({ method, message: cause instanceof Error ? cause.message : String(cause), cause })
+      })
+
+    const call = <A>(method: string, run: () => Promise<A>) => tracked(method)(attempt(method, run))
+
+    /** A raw answer read with `decode`; one it cannot read is `RpcUnreadable`. */
+    const callRead = <A>(method: string, run: () => Promise<unknown>, decode: (raw: unknown) => Either.Either<A, ParseResult.ParseError>) =>
+      tracked(method)(Effect.flatMap(attempt(method, run), (raw) =>
+        Either.match(decode(raw), {
+          onLeft: (error) =>
+            Effect.fail(new RpcUnreadable({ method, message: `unreadable answer: ${ParseResult.TreeFormatter.formatErrorSync(error)}` })),
+          onRight: (answer) => Effect.succeed(answer)
+        })))
 
     const getHealth = call("getHealth", () => server.getHealth())
 
@@ -94,10 +120,12 @@ export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", 
         return result.result.retval
       }).pipe(Effect.withSpan("RpcClient.simulateRead", { attributes: { contractId, fn } }))
 
+    /** `sendTransaction`, read from the raw JSON-RPC answer (see RpcAnswers.ts). */
     const sendTransaction = (tx: Transaction | FeeBumpTransaction) =>
-      call("sendTransaction", () => server.sendTransaction(tx))
+      callRead("sendTransaction", () => server._sendTransaction(tx), decodeSendAnswer)
 
-    const getTransaction = (hash: string) => call("getTransaction", () => server.getTransaction(hash))
+    /** `getTransaction`, read from the raw JSON-RPC answer: an envelope or meta the SDK cannot decode still settles. */
+    const getTransaction = (hash: string) => callRead("getTransaction", () => server._getTransaction(hash), decodeTransactionAnswer)
 
     const getAccount = (accountId: string) => call("getAccount", () => server.getAccount(accountId))
 

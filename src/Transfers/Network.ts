@@ -1,9 +1,8 @@
 import type { FeeBumpTransaction } from "@stellar/stellar-sdk"
-import { rpc } from "@stellar/stellar-sdk"
 import { Clock, Data, Duration, Effect, Option, Ref, Schedule } from "effect"
 import { makeLedgerClock } from "../Stellar/LedgerClock.ts"
-import { RpcClient, type RpcError } from "../Stellar/RpcClient.ts"
-import { resultCode } from "./ResultCode.ts"
+import { RpcClient, type RpcError, type RpcUnreadable } from "../Stellar/RpcClient.ts"
+import { resultCodeOf } from "./ResultCode.ts"
 
 export type SendOutcome = Data.TaggedEnum<{
   Accepted: {}
@@ -11,12 +10,14 @@ export type SendOutcome = Data.TaggedEnum<{
   /** TRY_AGAIN_LATER until the transaction's deadline: never queued by the node. */
   Busy: {}
   Unreachable: { readonly message: string }
+  /** The node answered in a shape the service cannot read: whether it took the transaction is unknown. */
+  Unreadable: { readonly message: string }
 }>
 export const SendOutcome = Data.taggedEnum<SendOutcome>()
 
 export type PollOutcome = Data.TaggedEnum<{
-  Landed: { readonly ledger: number }
-  Failed: { readonly code: string; readonly ledger: number }
+  Landed: { readonly ledger?: number }
+  Failed: { readonly code: string; readonly ledger?: number }
   /** NOT_FOUND from a node whose latest ledger closed after the transaction's maxTime: it can no longer land. */
   Gone: { readonly latestLedgerCloseTime: number }
   NotYet: {}
@@ -61,12 +62,11 @@ export class Network extends Effect.Service<Network>()("Transfers/Network", {
     const sentIn = new Map<string, number>()
 
     /** Runs an RPC call and feeds the latest ledger its answer reports to the clock. */
-    const observed = <A extends { readonly latestLedger: number; readonly latestLedgerCloseTime: number | string }>(
-      call: Effect.Effect<A, RpcError>
+    const observed = <A extends { readonly latestLedger: number; readonly latestLedgerCloseTime: number }, E>(
+      call: Effect.Effect<A, E>
     ) =>
       Effect.flatMap(Clock.currentTimeMillis, (started) =>
-        Effect.tap(call, (answer) =>
-          clock.observe(Number(answer.latestLedger), Number(answer.latestLedgerCloseTime), started)))
+        Effect.tap(call, (answer) => clock.observe(answer.latestLedger, answer.latestLedgerCloseTime, started)))
 
     /** The ledger that was latest when `hash` was accepted: its poll looks once the next one is out. */
     const remember = (hash: string, ledger: number) =>
@@ -88,7 +88,7 @@ export class Network extends Effect.Service<Network>()("Transfers/Network", {
         Effect.tapError(() => Effect.sync(() => { ambiguous = true })),
         Effect.retry(transportRetry),
         Effect.flatMap((answer): Effect.Effect<SendOutcome, TryAgainLater> => {
-          const ledger = Number(answer.latestLedger)
+          const ledger = answer.latestLedger
           switch (answer.status) {
             case "PENDING":
             case "DUPLICATE":
@@ -100,7 +100,7 @@ export class Network extends Effect.Service<Network>()("Transfers/Network", {
               return ambiguous
                 ? Effect.as(remember(answer.hash, ledger - 1), SendOutcome.Accepted())
                 : Effect.succeed(SendOutcome.Rejected({
-                  code: answer.errorResult === undefined ? "unknown" : resultCode(answer.errorResult)
+                  code: resultCodeOf(answer.errorResultXdr)
                 }))
           }
         })
@@ -114,7 +114,10 @@ export class Network extends Effect.Service<Network>()("Transfers/Network", {
         return yield* sendOnce(tx, options.resend === true).pipe(
           Effect.retry({ schedule: followSchedule(budget), while: (e) => e._tag === "TryAgainLater" }),
           Effect.catchTag("TryAgainLater", () => Effect.succeed(SendOutcome.Busy())),
-          Effect.catchTag("RpcError", (e: RpcError) => Effect.succeed(SendOutcome.Unreachable({ message: e.message })))
+          Effect.catchTags({
+            RpcError: (e) => Effect.succeed(SendOutcome.Unreachable({ message: e.message })),
+            RpcUnreadable: (e) => Effect.succeed(SendOutcome.Unreadable({ message: e.message }))
+          })
         )
       }).pipe(Effect.withSpan("Network.send"))
 
@@ -122,14 +125,15 @@ export class Network extends Effect.Service<Network>()("Transfers/Network", {
     const lookUp = (hash: string, maxTime: number) =>
       observed(client.getTransaction(hash)).pipe(
         Effect.map((answer) => {
-          const latestLedger = Number(answer.latestLedger)
+          const { latestLedger, ledger } = answer
+          const where = ledger === undefined ? {} : { ledger }
           switch (answer.status) {
-            case rpc.Api.GetTransactionStatus.SUCCESS:
-              return { latestLedger, outcome: PollOutcome.Landed({ ledger: answer.ledger }) }
-            case rpc.Api.GetTransactionStatus.FAILED:
-              return { latestLedger, outcome: PollOutcome.Failed({ code: resultCode(answer.resultXdr), ledger: answer.ledger }) }
-            default: {
-              const latestLedgerCloseTime = Number(answer.latestLedgerCloseTime)
+            case "SUCCESS":
+              return { latestLedger, outcome: PollOutcome.Landed(where) }
+            case "FAILED":
+              return { latestLedger, outcome: PollOutcome.Failed({ code: resultCodeOf(answer.resultXdr), ...where }) }
+            case "NOT_FOUND": {
+              const latestLedgerCloseTime = answer.latestLedgerCloseTime
               return {
                 latestLedger,
                 outcome: latestLedgerCloseTime > maxTime ? PollOutcome.Gone({ latestLedgerCloseTime }) : PollOutcome.NotYet()
@@ -166,8 +170,8 @@ export class Network extends Effect.Service<Network>()("Transfers/Network", {
                 ? Effect.zipRight(Ref.update(seen, (s) => Math.max(s, latestLedger)), Effect.fail(stillMissing))
                 : Effect.succeed(outcome)
           })),
-          Effect.retry(clock.schedule(Ref.get(seen), deadline.getTime(), (e: StillMissing | RpcError) =>
-            e._tag === "RpcError" ? TRANSPORT_PAUSE : Duration.zero)),
+          Effect.retry(clock.schedule(Ref.get(seen), deadline.getTime(), (e: StillMissing | RpcError | RpcUnreadable) =>
+            e._tag === "StillMissing" ? Duration.zero : TRANSPORT_PAUSE)),
           Effect.orElseSucceed(() => PollOutcome.NotYet())
         )
       }).pipe(Effect.withSpan("Network.poll"))

@@ -1,9 +1,10 @@
 import { FeeBumpTransaction } from "@stellar/stellar-sdk"
-import { Clock, Duration, Effect, Layer, Metric } from "effect"
+import { Cause, Clock, Duration, Effect, Layer, Metric, Option } from "effect"
 import { OperationsConfig, StellarConfig, SubmissionConfig } from "../Config.ts"
 import { Drain } from "../Health/Drain.ts"
 import { reconcilerRounds } from "../Observability/Metrics.ts"
-import { repeatRounds } from "../Sql/Rounds.ts"
+import { databaseUnavailable, repeatRounds } from "../Sql/Rounds.ts"
+import { RpcError } from "../Stellar/RpcClient.ts"
 import { Network } from "./Network.ts"
 import { Settle } from "./Settle.ts"
 import { type Submission, SubmissionRepo } from "./SubmissionRepo.ts"
@@ -26,27 +27,58 @@ export const ReconcilerLive = Layer.scopedDiscard(
 
     /** Gives the submission back at once, so the next round (here or in another instance) can take it. */
     const release = (row: Submission) =>
-      Effect.flatMap(Clock.currentTimeMillis, (ms) => repo.lease(row.innerHash, new Date(ms))).pipe(
-        Effect.catchAllCause((cause) => Effect.logWarning("could not release a submission lease", cause))
-      )
+      Effect.flatMap(Clock.currentTimeMillis, (ms) => repo.release(row.innerHash, new Date(ms)))
+
+    /** Keeps the submission out of the next rounds for a while that doubles with each round that failed on it. */
+    const retryLater = (row: Submission) =>
+      Effect.flatMap(Clock.currentTimeMillis, (ms) => repo.retryLater(row.innerHash, new Date(ms), reconcileInterval, workerMaxBackoff))
 
     /**
      * Final, or provably gone (the ledger closed past its maxTime without it), settles it; a transaction never
-     * accepted is sent again while it still can land. Nothing is decided by the local clock.
+     * accepted is sent again while it still can land. Nothing is decided by the local clock. Fails when the network
+     * could not be asked or its answer could not be read.
      */
-    const reconcile = (row: Submission) =>
+    const settleOne = (row: Submission) =>
       Effect.gen(function*() {
         const outcome = yield* network.check(row.outerHash, row.maxTime.getTime() / 1000)
         if (outcome._tag !== "NotYet") return yield* settle.afterPoll(row, outcome)
         const deadline = new Date(row.maxTime.getTime() + Duration.toMillis(pollMargin))
         if (row.state === "pending" && (yield* Clock.currentTimeMillis) < deadline.getTime()) {
           const tx = new FeeBumpTransaction(row.envelope, networkPassphrase)
-          yield* settle.afterSend(row, yield* network.send(tx, deadline, { resend: true }))
+          const sent = yield* network.send(tx, deadline, { resend: true })
+          yield* settle.afterSend(row, sent)
+          if (sent._tag === "Unreachable" || sent._tag === "Unreadable") {
+            return yield* new RpcError({ method: "sendTransaction", message: sent.message })
+          }
         }
-      }).pipe(
-        Effect.catchTag("RpcError", (e) => Effect.logWarning("reconciler could not reach Stellar RPC", e.message)),
-        Effect.annotateLogs({ hash: row.outerHash, source: row.source }),
-        Effect.ensuring(release(row))
+        return Option.none()
+      })
+
+    /**
+     * One submission, isolated from the others of its round: whatever happens to it (the RPC down, an answer that
+     * cannot be read, a bug) is logged and it waits longer before the next try; the round goes on. Only the database
+     * going away fails the round, which then backs off as a whole.
+     */
+    const reconcile = (row: Submission) =>
+      settleOne(row).pipe(
+        Effect.matchCauseEffect({
+          onSuccess: () => release(row),
+          onFailure: (cause) =>
+            Cause.isInterruptedOnly(cause)
+              ? release(row)
+              : databaseUnavailable(cause)
+              ? Effect.failCause(cause)
+              : Effect.zipRight(
+                Option.match(Cause.failureOption(cause), {
+                  onSome: (e) => Effect.logWarning(`reconciler could not settle the transfer: ${e.message}`),
+                  onNone: () => Effect.logError("reconciler failed on the transfer", cause)
+                }),
+                retryLater(row)
+              )
+        }),
+        Effect.catchAllCause((cause) =>
+          databaseUnavailable(cause) ? Effect.failCause(cause) : Effect.logWarning("could not record the reconciler's round on a submission", cause)),
+        Effect.annotateLogs({ hash: row.outerHash, source: row.source })
       )
 
     const round = Effect.gen(function*() {

@@ -1,4 +1,4 @@
-import type { xdr } from "@stellar/stellar-sdk"
+import { xdr } from "@stellar/stellar-sdk"
 
 type OperationResults = ReadonlyArray<xdr.OperationResult>
 
@@ -24,4 +24,17 @@ export const resultCode = (result: xdr.TransactionResult): string => {
   }
   const detail = "results" in outer ? operationCode(outer.results) : undefined
   return detail === undefined ? outer.type : `${outer.type}: ${detail}`
+}
+
+/**
+ * `resultCode` of a base64 `TransactionResult` as an RPC answer carries it; `unknown` when it is absent or cannot be
+ * decoded (a newer protocol's result): the status the answer gave is what settles the transaction, not this code.
+ */
+export const resultCodeOf = (base64: string | undefined): string => {
+  if (base64 === undefined) return "unknown"
+  try {
+    return resultCode(xdr.TransactionResult.fromXDR(base64, "base64"))
+  } catch {
+    return "unknown"
+  }
 }

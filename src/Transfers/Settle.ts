@@ -63,15 +63,17 @@ export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
         Rejected: ({ code }) => finish(row, "rejected", { resultCode: code }).pipe(Effect.tap(log(row, `transfer rejected: ${code}`))),
         Busy: () =>
           log(row, "the network stayed busy (TRY_AGAIN_LATER) until the transaction's deadline").pipe(Effect.as(Option.none())),
-        Unreachable: ({ message }) => log(row, `Stellar RPC unreachable while sending: ${message}`).pipe(Effect.as(Option.none()))
+        Unreachable: ({ message }) => log(row, `Stellar RPC unreachable while sending: ${message}`).pipe(Effect.as(Option.none())),
+        Unreadable: ({ message }) =>
+          log(row, `Stellar RPC's answer to sendTransaction could not be read: ${message}`).pipe(Effect.as(Option.none()))
       })
 
     /** What the ledger said: the final row when this writer settled it. */
     const afterPoll = (row: Submission, outcome: PollOutcome): Effect.Effect<Option.Option<Submission>> =>
       Match.valueTags(outcome, {
-        Landed: ({ ledger }) => finish(row, "success", { ledger }).pipe(Effect.tap(log(row, "transfer settled"))),
+        Landed: ({ ledger }) => finish(row, "success", ledger === undefined ? {} : { ledger }).pipe(Effect.tap(log(row, "transfer settled"))),
         Failed: ({ code, ledger }) =>
-          finish(row, "failed", { resultCode: code, ledger }).pipe(Effect.tap(log(row, `transfer failed: ${code}`))),
+          finish(row, "failed", { resultCode: code, ...(ledger === undefined ? {} : { ledger }) }).pipe(Effect.tap(log(row, `transfer failed: ${code}`))),
         Gone: () =>
           finish(row, "expired", { resultCode: "txTooLate" }).pipe(
             Effect.tap(log(row, "transfer expired: the ledger closed past its maxTime without it"))
@@ -85,7 +87,7 @@ export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
 }) {}
 
 /** The HTTP answer for a submission in its current state. */
-export const answerFor = (row: Submission) => {
+export const answerFor = (row: Submission): Effect.Effect<TransferResult, TransferRejected | TransferTimeout> => {
   switch (row.state) {
     case "success":
       return Effect.succeed(new TransferResult({ hash: row.outerHash, status: "SUCCESS" }))

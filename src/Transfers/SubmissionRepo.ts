@@ -1,7 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Effect, Schema } from "effect"
+import { Clock, Duration, Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
+import type { OrgId } from "../Domain/Ids.ts"
 import { Submission, type SubmissionState } from "../Domain/Transfer.ts"
 import { FaucetRepo } from "../Funding/FaucetRepo.ts"
 import { deleteSome } from "../Sql/DeleteSome.ts"
@@ -95,6 +96,18 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
         execute: (hash) => sql`SELECT ${columns} FROM submissions WHERE inner_hash = ${hash} OR outer_hash = ${hash}`
       })(hash).pipe(Effect.orDie, Effect.withSpan("SubmissionRepo.find"))
 
+    /** The organization's submissions named by any of `hashes` (inner or outer). */
+    const findMany = (orgId: OrgId, hashes: ReadonlyArray<string>) =>
+      hashes.length === 0
+        ? Effect.succeed([])
+        : SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: Submission,
+          execute: () =>
+            sql`SELECT ${columns} FROM submissions
+                WHERE org_id = ${orgId} AND (inner_hash IN ${sql.in(hashes)} OR outer_hash IN ${sql.in(hashes)})`
+        })(undefined).pipe(Effect.orDie, Effect.withSpan("SubmissionRepo.findMany"))
+
     /** Runs `effect` in one transaction (a state change and what follows from it). */
     const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>) => sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die))
 
@@ -131,6 +144,25 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
         Effect.orDie
       )
 
+    /** Gives a lease this instance holds back at once, and forgets the reconciler's failures with it. */
+    const release = (innerHash: string, now: Date, owner: string = instance) =>
+      sql`UPDATE submissions SET lease_until = ${now}, reconcile_failures = 0 WHERE inner_hash = ${innerHash} AND lease_owner = ${owner}`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      )
+
+    /**
+     * After a reconciler round that could not settle the submission: the lease is kept `base` × 2^(failures in a
+     * row), at most `max`, so the next round leaves it alone that long while it goes on with the others.
+     */
+    const retryLater = (innerHash: string, now: Date, base: Duration.Duration, max: Duration.Duration, owner: string = instance) =>
+      sql`
+        UPDATE submissions SET
+          lease_until = ${now}::timestamptz + least(${Duration.toMillis(base)}::float8 * power(2, least(reconcile_failures, 30)),
+            ${Duration.toMillis(max)}::float8) * interval '1 millisecond',
+          reconcile_failures = reconcile_failures + 1
+        WHERE inner_hash = ${innerHash} AND lease_owner = ${owner}`.pipe(Effect.asVoid, Effect.orDie)
+
     /** In-flight submissions nobody holds a lease on, leased to `owner` (this instance unless told). */
     const claimStale = (now: Date, until: Date, limit: number, owner: string = instance) =>
       SqlSchema.findAll({
@@ -161,7 +193,7 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
         limit
       }).pipe(Effect.withSpan("SubmissionRepo.pruneFinal"))
 
-    return { create, find, transition, releaseQuota, lease, claimStale, atomically, pruneQuota, pruneFinal } as const
+    return { create, find, findMany, transition, releaseQuota, lease, release, retryLater, claimStale, atomically, pruneQuota, pruneFinal } as const
   }),
   dependencies: [FaucetRepo.Default]
 }) {}

@@ -1,5 +1,5 @@
 import { type FeeBumpTransaction, StrKey, type Transaction } from "@stellar/stellar-sdk"
-import { Clock, DateTime, Duration, Effect, Exit, Fiber, Option, Schedule } from "effect"
+import { Clock, DateTime, Duration, Effect, Either, Exit, Fiber, Option, Schedule } from "effect"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Account } from "../Auth/Account.ts"
 import { PayoutLink } from "../Batches/PayoutLink.ts"
@@ -87,7 +87,12 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
         if (Option.isSome(refused)) return refused
         switch (sent._tag) {
           case "Unreachable":
-            return yield* new UpstreamUnavailable({ error: "Stellar RPC is unreachable; the transfer will be retried" })
+            return yield* new UpstreamUnavailable({ error: "Stellar RPC is unreachable; the transfer will be retried", hash: row.outerHash })
+          case "Unreadable":
+            return yield* new UpstreamUnavailable({
+              error: "Stellar RPC's answer could not be read; the transfer will be followed and retried",
+              hash: row.outerHash
+            })
           default: {
             // Busy until the deadline: expired only once the ledger says so; otherwise the reconciler keeps following it.
             const outcome = yield* network.check(row.outerHash, maxTime).pipe(Effect.orElseSucceed(() => PollOutcome.NotYet()))
@@ -112,18 +117,38 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
         )
       })
 
-    /** POST /transfer's checks in the interface's order: decode (400), source (403), signature (400), policy (422). */
+    /** The submission of this transaction, answered as it stands (once final, as it was first answered). */
+    const answerExisting = (row: Submission, orgId: OrgId) =>
+      row.orgId === orgId
+        ? Effect.flatMap(follow(row.innerHash, new Date(row.maxTime.getTime() + Duration.toMillis(pollMargin))), answerFor)
+        : Effect.fail(new Conflict({ error: "this transaction was submitted by another organization" }))
+
+    /**
+     * POST /transfer's checks in the interface's order: decode (400), source (403), signature (400), policy (422).
+     * The submission is the source of truth: a transaction submitted before (a retry, a batch item run again after a
+     * crash, the same envelope on another instance) is answered with its submission's state, never refused by a check
+     * its own submission made false (its payout submitted or settled, its time bounds passed, its quota spent). The
+     * existing submission is looked up only when a check refuses, so a first submission reads nothing more.
+     */
     const submit = Effect.fn("Transfers.submit")(function*(submitter: Submitter, request: TransferRequest) {
       const tx = yield* decodeInner(request.signedXDR, networkPassphrase)
       yield* checkSources(tx, submitter.allowedSources)
-      if (!(yield* signedForThisNetwork(tx))) {
-        return yield* new InvalidRequest({ error: "the transaction carries no valid signature of its source for this network" })
-      }
       const at = yield* now
-      const call = yield* sponsor.check(tx, at).pipe(Effect.tapError(countSponsorRefusal))
-      if (request.payoutId !== undefined) {
-        yield* payouts.check(submitter.orgId, request.payoutId, call.to).pipe(Effect.tapErrorTag("SponsorRefused", countSponsorRefusal))
+      const checked = yield* Effect.either(Effect.gen(function*() {
+        if (!(yield* signedForThisNetwork(tx))) {
+          return yield* new InvalidRequest({ error: "the transaction carries no valid signature of its source for this network" })
+        }
+        const call = yield* sponsor.check(tx, at)
+        if (request.payoutId !== undefined) yield* payouts.check(submitter.orgId, request.payoutId, call.to)
+        return call
+      }))
+      if (Either.isLeft(checked)) {
+        const existing = yield* repo.find(txHashHex(tx))
+        if (Option.isSome(existing)) return yield* answerExisting(existing.value, submitter.orgId)
+        if (checked.left._tag === "SponsorRefused") yield* countSponsorRefusal(checked.left)
+        return yield* Effect.fail(checked.left)
       }
+      const call = checked.right
       const fee = sponsor.feeBump(tx)
       return yield* execute({
         inner: tx,

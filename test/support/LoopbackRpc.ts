@@ -39,6 +39,12 @@ export type LoopbackFault =
   | { kind: "drop" } // destroy the socket without answering
   | { kind: "rpcError"; code?: number; message?: string } // JSON-RPC error object (default -32603)
 
+/**
+ * Rewrites a method's result before it is sent: for answers a node of another version (or a faulty one) might give,
+ * e.g. a field dropped (`({ status, ...rest }) => rest`) or XDR the SDK cannot decode. The method itself has run.
+ */
+export type AnswerRewrite = (result: Record<string, unknown>, params: unknown) => unknown
+
 export interface LoopbackCall {
   readonly method: string // "" when the body was not a JSON-RPC request
   readonly params: unknown
@@ -85,6 +91,7 @@ export class LoopbackRpc {
   readonly #tokens = new Map<string, LoopbackConfidentialToken>()
   readonly #calls: Array<LoopbackCall> = []
   #fault: { fault: LoopbackFault; methods: ReadonlySet<string> | undefined; remaining: number } | null = null
+  #rewrites: Array<{ method: string; rewrite: AnswerRewrite; when: (params: unknown) => boolean; remaining: number }> = []
 
   /** The method table: each entry returns the raw JSON result exactly as stellar-rpc would. */
   readonly methods = new Map<string, MethodImpl>([
@@ -236,6 +243,18 @@ export class LoopbackRpc {
   }
 
   /**
+   * Rewrites the answers of `method` (after the method ran, so a sent transaction is still queued) for the next
+   * `times` matching requests (default: until `clearRewrites`); `when` limits it to requests whose params satisfy it.
+   */
+  rewriteAnswers(method: string, rewrite: AnswerRewrite, options?: { times?: number; when?: (params: unknown) => boolean }): void {
+    this.#rewrites.push({ method, rewrite, when: options?.when ?? (() => true), remaining: options?.times ?? Number.POSITIVE_INFINITY })
+  }
+
+  clearRewrites(): void {
+    this.#rewrites = []
+  }
+
+  /**
    * Scripts the outcome of the next `times` (default 1) sendTransaction calls whose envelope
    * satisfies `match` (default: any); scripts queue up FIFO, e.g. `scriptSend({ kind:
    * "tryAgainLater" }, { times: 2 })` then a normal send. See LoopbackSendScript for the kinds.
@@ -324,11 +343,20 @@ export class LoopbackRpc {
     const impl = this.methods.get(method)
     if (impl === undefined) return this.#reply(res, id, { error: { code: -32601, message: "method not found" } })
     try {
-      this.#reply(res, id, { result: await impl(request.params ?? null) })
+      const result = await impl(request.params ?? null)
+      this.#reply(res, id, { result: this.#rewritten(method, request.params ?? null, result) })
     } catch (e) {
       const error = e instanceof RpcError ? { code: e.code, message: e.message } : { code: -32603, message: String(e) }
       this.#reply(res, id, { error })
     }
+  }
+
+  #rewritten(method: string, params: unknown, result: unknown): unknown {
+    const entry = this.#rewrites.find((r) => r.method === method && r.remaining > 0 && r.when(params))
+    if (entry === undefined || !isRecord(result)) return result
+    entry.remaining -= 1
+    this.#rewrites = this.#rewrites.filter((r) => r.remaining > 0)
+    return entry.rewrite(result, params)
   }
 
   #takeFault(method: string | undefined): LoopbackFault | undefined {

@@ -1,5 +1,6 @@
-import { type FeeBumpTransaction, rpc, type Transaction, xdr } from "@stellar/stellar-sdk"
+import { type FeeBumpTransaction, type Transaction, xdr } from "@stellar/stellar-sdk"
 import { Effect, Layer, Option } from "effect"
+import type { SendAnswer, TransactionAnswer } from "../../src/Stellar/RpcAnswers.ts"
 import { type AccountSigners, RpcClient, RpcError, SimulationFailed } from "../../src/Stellar/RpcClient.ts"
 
 /** What the stub answers to one `sendTransaction`; "transport" fails the call as a dropped connection does. */
@@ -68,14 +69,14 @@ export const rpcClientOn = (ledger: StubLedger) =>
           const answer = ledger.nextSend()
           if (answer === "transport") return Effect.fail(new RpcError({ method: "sendTransaction", message: "socket hang up" }))
           const base = { hash, latestLedger: ledger.latestLedger, latestLedgerCloseTime: ledger.latestLedgerCloseTime }
-          const response: rpc.Api.SendTransactionResponse = typeof answer === "string"
+          const response: SendAnswer = typeof answer === "string"
             ? { ...base, status: answer }
             : {
               ...base,
               status: "ERROR",
-              errorResult: transactionResult(
+              errorResultXdr: transactionResult(
                 answer.error === "txBadSeq" ? xdr.TransactionResultResult.txBadSeq() : xdr.TransactionResultResult.txInsufficientFee()
-              )
+              ).toXDR("base64")
             }
           return Effect.succeed(response)
         }),
@@ -85,25 +86,17 @@ export const rpcClientOn = (ledger: StubLedger) =>
             ledger.getFailures -= 1
             return Effect.fail(new RpcError({ method: "getTransaction", message: "socket hang up" }))
           }
-          const base = {
-            txHash: hash,
-            latestLedger: ledger.latestLedger,
-            latestLedgerCloseTime: ledger.latestLedgerCloseTime,
-            oldestLedger: 1,
-            oldestLedgerCloseTime: 0
-          }
+          const base = { latestLedger: ledger.latestLedger, latestLedgerCloseTime: ledger.latestLedgerCloseTime }
           const outcome = ledger.outcomes.get(hash)
-          if (outcome === undefined) {
-            return Effect.succeed<rpc.Api.GetTransactionResponse>({ ...base, status: rpc.Api.GetTransactionStatus.NOT_FOUND })
-          }
+          if (outcome === undefined) return Effect.succeed<TransactionAnswer>({ ...base, status: "NOT_FOUND" })
           const landed = outcome.status === "SUCCESS"
-          // Only the fields the service reads; the rest of a real answer (envelope, meta, events) is left out.
-          return Effect.succeed({
+          return Effect.succeed<TransactionAnswer>({
             ...base,
-            status: landed ? rpc.Api.GetTransactionStatus.SUCCESS : rpc.Api.GetTransactionStatus.FAILED,
+            status: outcome.status,
             ledger: outcome.ledger,
             resultXdr: transactionResult(landed ? xdr.TransactionResultResult.txSuccess([]) : xdr.TransactionResultResult.txFailed([]))
-          } as unknown as rpc.Api.GetTransactionResponse)
+              .toXDR("base64")
+          })
         }),
       getAccount: () => missing("getAccount"),
       prepareTransaction: () => missing("prepareTransaction"),

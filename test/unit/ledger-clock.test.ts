@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Account, type FeeBumpTransaction, Keypair, Networks, Operation, rpc, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
+import { Account, type FeeBumpTransaction, Keypair, Networks, Operation, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
 import { Clock, Duration, Effect, Fiber, Layer, Option, TestClock } from "effect"
 import { initialLedgerState, intervalOf, missed, nextLook, observe } from "../../src/Stellar/LedgerState.ts"
+import type { SendAnswer, TransactionAnswer } from "../../src/Stellar/RpcAnswers.ts"
 import { RpcClient, RpcError } from "../../src/Stellar/RpcClient.ts"
 import { Network, PollOutcome, SendOutcome } from "../../src/Transfers/Network.ts"
 
@@ -51,7 +52,7 @@ class SimulatedNetwork {
       getAccountSigners: () => Effect.succeed(Option.none()),
       simulateRead: () => missing("simulateTransaction"),
       sendTransaction: (tx) =>
-        Effect.map(Clock.currentTimeMillis, (now): rpc.Api.SendTransactionResponse => {
+        Effect.map(Clock.currentTimeMillis, (now): SendAnswer => {
           self.calls.sendTransaction += 1
           const hash = Buffer.from(tx.hash()).toString("hex")
           const latestLedger = self.servedAt(now)
@@ -67,23 +68,18 @@ class SimulatedNetwork {
             return Effect.fail(new RpcError({ method: "getTransaction", message: "socket hang up" }))
           }
           const latestLedger = self.servedAt(now)
-          const base = {
-            txHash: hash,
-            latestLedger,
-            latestLedgerCloseTime: self.closeTime(latestLedger),
-            oldestLedger: FIRST,
-            oldestLedgerCloseTime: self.closeTime(FIRST)
-          }
+          const base = { latestLedger, latestLedgerCloseTime: self.closeTime(latestLedger) }
           const ledger = self.landed.get(hash)
           if (ledger === undefined || ledger > latestLedger) {
-            return Effect.succeed<rpc.Api.GetTransactionResponse>({ ...base, status: rpc.Api.GetTransactionStatus.NOT_FOUND })
+            return Effect.succeed<TransactionAnswer>({ ...base, status: "NOT_FOUND" })
           }
-          return Effect.succeed({
+          return Effect.succeed<TransactionAnswer>({
             ...base,
-            status: rpc.Api.GetTransactionStatus.SUCCESS,
+            status: "SUCCESS",
             ledger,
             resultXdr: new xdr.TransactionResult({ feeCharged: 0n, result: xdr.TransactionResultResult.txSuccess([]), ext: xdr.TransactionResultExt.v0() })
-          } as unknown as rpc.Api.GetTransactionResponse)
+              .toXDR("base64")
+          })
         }),
       getAccount: () => missing("getAccount"),
       prepareTransaction: () => missing("prepareTransaction"),

@@ -1,0 +1,40 @@
+import { Schema } from "effect"
+
+/**
+ * What the service reads of Stellar RPC's `sendTransaction` and `getTransaction` answers, decoded from the raw
+ * JSON-RPC result instead of through the SDK's parsers, which decode every XDR field (envelope, meta, events) and
+ * throw on any they do not know: a node or protocol upgrade must not stop settlement. Shapes as stellar-rpc sends
+ * them (stellar/stellar-rpc `cmd/stellar-rpc/internal/methods/send_transaction.go` and `get_transaction.go`, which
+ * fill go-stellar-sdk's `protocols/rpc` SendTransactionResponse / GetTransactionResponse; the JS SDK's
+ * `rpc.Api.RawSendTransactionResponse` / `RawGetTransactionResponse`): `latestLedger` a number,
+ * `latestLedgerCloseTime` unix seconds as a JSON string (`json:",string"`), `ledger` a number once found, and the
+ * result XDR base64. Unknown fields are ignored; a missing or mistyped field the service needs fails the decode.
+ */
+const Ledger = Schema.Int.pipe(Schema.nonNegative())
+
+/** Unix seconds: stellar-rpc sends them as a string; a number is taken too. */
+const UnixSeconds = Schema.Union(Schema.NumberFromString, Schema.Number).pipe(Schema.int(), Schema.nonNegative())
+
+export const SendAnswer = Schema.Struct({
+  status: Schema.Literal("PENDING", "DUPLICATE", "TRY_AGAIN_LATER", "ERROR"),
+  hash: Schema.String,
+  latestLedger: Ledger,
+  latestLedgerCloseTime: UnixSeconds,
+  /** A base64 `TransactionResult`, set only when `status` is ERROR. */
+  errorResultXdr: Schema.optional(Schema.String)
+})
+export type SendAnswer = typeof SendAnswer.Type
+
+export const TransactionAnswer = Schema.Struct({
+  status: Schema.Literal("SUCCESS", "FAILED", "NOT_FOUND"),
+  latestLedger: Ledger,
+  latestLedgerCloseTime: UnixSeconds,
+  /** The ledger that applied it; present unless NOT_FOUND. */
+  ledger: Schema.optional(Ledger),
+  /** A base64 `TransactionResult`; present unless NOT_FOUND. */
+  resultXdr: Schema.optional(Schema.String)
+})
+export type TransactionAnswer = typeof TransactionAnswer.Type
+
+export const decodeSendAnswer = Schema.decodeUnknownEither(SendAnswer, { errors: "first" })
+export const decodeTransactionAnswer = Schema.decodeUnknownEither(TransactionAnswer, { errors: "first" })
