@@ -15,7 +15,7 @@ import { databaseUnavailable, repeatRounds } from "../Sql/Rounds.ts"
 import { requireWallet, Submitter } from "../Transfers/Submitter.ts"
 import { txHashHex } from "../Transfers/Envelope.ts"
 import { answerFor } from "../Transfers/Settle.ts"
-import { type Submission, SubmissionRepo } from "../Transfers/SubmissionRepo.ts"
+import { FINAL_STATES, type Submission, SubmissionRepo } from "../Transfers/SubmissionRepo.ts"
 import { Transfers } from "../Transfers/Transfers.ts"
 import { type JobItemRow, JobRepo, type JobRow, type ResultRow } from "./JobRepo.ts"
 
@@ -68,9 +68,9 @@ export class BatchRuns extends Effect.Service<BatchRuns>()("Batches/BatchRuns", 
     const wake = yield* Queue.sliding<void>(1)
 
     /**
-     * The submission is the source of truth: an item whose transaction has a submission of this organization is
-     * reported as POST /transfer would answer for that submission now (settled later by the reconciler, or found
-     * after a crash), whatever was recorded when the item ran; an item without one keeps its recorded result.
+     * The submission is the source of truth: an item whose transaction has a final submission of this organization
+     * is reported as POST /transfer answers for that submission (settled later by the reconciler, or found after a
+     * crash), whatever was recorded when the item ran; an item without one keeps its recorded result.
      */
     const truthOf = (orgId: OrgId, stored: ReadonlyArray<ResultRow>) =>
       Effect.gen(function*() {
@@ -81,7 +81,9 @@ export class BatchRuns extends Effect.Service<BatchRuns>()("Batches/BatchRuns", 
         for (const row of rows) byHash.set(row.innerHash, row).set(row.outerHash, row)
         return yield* Effect.forEach(stored, (r) => {
           const row = byHash.get(r.hash)
-          return row === undefined
+          // While in flight the recorded result stands (e.g. ERROR: RPC unreachable), unless it refused the item:
+          // a refusal is never true of a transaction that has a submission.
+          return row === undefined || (!FINAL_STATES.includes(row.state) && r.status !== "REFUSED")
             ? Effect.succeed(r)
             : Effect.map(Effect.exit(answerFor(row)), (exit) => itemResult(r.i, row.innerHash, exit))
         })
