@@ -1,6 +1,8 @@
 import { StrKey } from "@stellar/stellar-sdk"
-import { Config, Duration, Option } from "effect"
+import { Config, ConfigError, Duration, Either, Option } from "effect"
+import { isIP } from "node:net"
 import { isProxyEntry } from "./Auth/ClientAddress.ts"
+import { DatabaseConfig } from "./Sql/DatabaseConfig.ts"
 
 const DEFAULT_PASSPHRASE = "Test SDF Network ; September 2015"
 
@@ -10,25 +12,61 @@ const optionalRedacted = (name: string) => Config.option(Config.redacted(name))
 const optionalString = (name: string) =>
   Config.option(Config.nonEmptyString(name))
 
+const isHttpUrl = (text: string) => {
+  try {
+    const url = new URL(text)
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== ""
+  } catch {
+    return false
+  }
+}
+
+const httpUrl = (name: string, example: string) =>
+  Config.string(name).pipe(
+    Config.validate({ message: `${name} is not an http(s) URL (such as ${example})`, validation: isHttpUrl })
+  )
+
+const HOSTNAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i
+
+/** The session JWT issuer and stellar.toml's URLs derive from PUBLIC_URL: the port must not slip into them. */
+const PUBLIC_URL_REQUIRED = "PUBLIC_URL is required when NODE_ENV=production: the session JWT issuer and the URLs in " +
+  "stellar.toml derive from it, and without it they name http://HOST:PORT, so a restart on another port (or host) " +
+  "would void every session"
+
+const Production = Config.string("NODE_ENV").pipe(Config.map((env) => env === "production"), Config.withDefault(false))
+
+/** Checked with NODE_ENV on its own, so that its error is reported beside any other setting's. */
+const PublicUrl = Config.all({
+  url: Config.option(httpUrl("PUBLIC_URL", "https://payroll.example.com")),
+  production: Production
+}).pipe(Config.mapOrFail(({ production, url }) =>
+  production && Option.isNone(url)
+    ? Either.left(ConfigError.MissingData(["PUBLIC_URL"], PUBLIC_URL_REQUIRED))
+    : Either.right({ url, production })
+))
+
 /** Where the service listens and how it names itself. */
 export const ServerConfig = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
-  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
-  publicUrl: optionalString("PUBLIC_URL"),
+  host: Config.string("HOST").pipe(
+    Config.validate({
+      message: "HOST is not an IP address or a host name (such as 127.0.0.1, :: or localhost)",
+      validation: (host) => isIP(host) !== 0 || HOSTNAME.test(host)
+    }),
+    Config.withDefault("127.0.0.1")
+  ),
+  publicUrl: PublicUrl,
   homeDomain: optionalString("HOME_DOMAIN"),
-  webAuthDomain: optionalString("WEB_AUTH_DOMAIN"),
-  production: Config.string("NODE_ENV").pipe(
-    Config.map((env) => env === "production"),
-    Config.withDefault(false)
-  )
+  webAuthDomain: optionalString("WEB_AUTH_DOMAIN")
 }).pipe(
   Config.map((c) => {
-    const publicUrl = new URL(Option.getOrElse(c.publicUrl, () => `http://${c.host}:${c.port}`))
+    const listening = `http://${isIP(c.host) === 6 ? `[${c.host}]` : c.host}:${c.port}`
+    const publicUrl = new URL(Option.getOrElse(c.publicUrl.url, () => listening))
     const base = publicUrl.toString().replace(/\/$/, "")
     return {
       port: c.port,
       host: c.host,
-      production: c.production,
+      production: c.publicUrl.production,
       publicUrl: base,
       homeDomain: Option.getOrElse(c.homeDomain, () => publicUrl.host),
       webAuthDomain: Option.getOrElse(c.webAuthDomain, () => publicUrl.hostname)
@@ -37,12 +75,16 @@ export const ServerConfig = Config.all({
 )
 export type ServerConfig = Config.Config.Success<typeof ServerConfig>
 
-export { DatabaseConfig } from "./Sql/DatabaseConfig.ts"
+export { DatabaseConfig }
 
 export const StellarConfig = Config.all({
-  rpcUrl: Config.string("STELLAR_RPC_URL").pipe(Config.withDefault("https://soroban-testnet.stellar.org")),
+  rpcUrl: httpUrl("STELLAR_RPC_URL", "https://soroban-testnet.stellar.org").pipe(
+    Config.withDefault("https://soroban-testnet.stellar.org")
+  ),
   networkPassphrase: Config.string("NETWORK_PASSPHRASE").pipe(Config.withDefault(DEFAULT_PASSPHRASE)),
-  friendbotUrl: Config.string("FRIENDBOT_URL").pipe(Config.withDefault("https://friendbot.stellar.org")),
+  friendbotUrl: httpUrl("FRIENDBOT_URL", "https://friendbot.stellar.org").pipe(
+    Config.withDefault("https://friendbot.stellar.org")
+  ),
   confidentialTokenContract: optionalString("CONFIDENTIAL_TOKEN_CONTRACT"),
   rpcTimeout: Config.duration("STELLAR_RPC_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10)))
 })
@@ -63,9 +105,17 @@ export const PrivyConfig = Config.all({
   jwksUrl: optionalString("PRIVY_JWKS_URL")
 })
 
+/** Sign-in attempts per client per window; an IPv6 client is its network of AUTH_RATE_IPV6_PREFIX bits. */
 export const AuthLimitsConfig = Config.all({
   requests: Config.integer("AUTH_RATE_LIMIT").pipe(Config.withDefault(30)),
-  window: Config.duration("AUTH_RATE_WINDOW").pipe(Config.withDefault(Duration.minutes(1)))
+  window: Config.duration("AUTH_RATE_WINDOW").pipe(Config.withDefault(Duration.minutes(1))),
+  ipv6Prefix: Config.integer("AUTH_RATE_IPV6_PREFIX").pipe(
+    Config.validate({
+      message: "AUTH_RATE_IPV6_PREFIX must be a prefix length from 1 to 128 (bits of an IPv6 address that name one client)",
+      validation: (bits) => bits >= 1 && bits <= 128
+    }),
+    Config.withDefault(64)
+  )
 })
 
 const commaList = (name: string) =>
@@ -174,10 +224,18 @@ const isOrigin = (origin: string) => {
   }
 }
 
-/** Browser origins allowed to call the API (`*` for any); default none, and then no CORS headers are sent. */
+/**
+ * Browser origins allowed to call the API (`*` for any); default none, and then no CORS headers are sent. `null` is
+ * refused rather than ignored: whoever lists it means to allow something, and `null` would allow anyone.
+ */
 export const CorsConfig = Config.all({
   origins: commaList("CORS_ORIGINS").pipe(
     Config.map(Option.getOrElse((): ReadonlyArray<string> => [])),
+    Config.validate({
+      message: "CORS_ORIGINS must not list null: sandboxed frames, file: pages and redirects all send it, so it would " +
+        "allow any page",
+      validation: (origins) => !origins.some((origin) => origin.toLowerCase() === "null")
+    }),
     Config.validate({
       message: "CORS_ORIGINS must list origins such as https://app.example.com (scheme, host, optional port), or *",
       validation: (origins) => origins.every(isOrigin)
@@ -185,3 +243,23 @@ export const CorsConfig = Config.all({
     Config.map((origins) => origins.map((origin) => (origin === "*" ? origin : new URL(origin).origin)))
   )
 })
+
+/** Every setting at once, read before anything starts, so that each value refused is reported, all of them together. */
+export const AllConfig = Config.all([
+  ServerConfig,
+  DatabaseConfig,
+  StellarConfig,
+  SecretsConfig,
+  PrivyConfig,
+  AuthLimitsConfig,
+  SponsorConfig,
+  SubmissionConfig,
+  OperationsConfig,
+  FundingConfig,
+  StellarTomlConfig,
+  ClientAddressConfig,
+  LogConfig,
+  MetricsConfig,
+  TracingConfig,
+  CorsConfig
+])

@@ -302,7 +302,7 @@ describe("the real process", () => {
     Effect.gen(function*() {
       const rpc = yield* loopbackRpc()
       const database = yield* freshDatabase.pipe(Effect.provide(Reactivity.layer))
-      const { app, output } = yield* spawnService(rpc, { ...database, NODE_ENV: "production", METRICS_TOKEN })
+      const { app, output } = yield* spawnService(rpc, { ...database, NODE_ENV: "production", PUBLIC_URL: "http://payroll.test", METRICS_TOKEN })
       const { invite, sessions } = yield* traffic(app)
       const scrape = yield* call(app, "GET", "/metrics", { token: METRICS_TOKEN })
       expect(scrape.body).toMatch(/^transfers_total\{[^}]*outcome="SUCCESS"[^}]*\} 1$/m)

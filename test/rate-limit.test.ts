@@ -10,6 +10,10 @@ const attempt = (app: TestAppShape, forwardedFor?: string) =>
     headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor }
   })
 
+/** `count` random hextets, colon-separated: the host part of an address that rotates. */
+const randomHextets = (count: number) =>
+  Array.from({ length: count }, () => Math.floor(Math.random() * 0x10000).toString(16)).join(":")
+
 const statuses = (replies: ReadonlyArray<Reply>) => replies.map((reply) => reply.status)
 
 const expectLimited = (reply: Reply, windowSeconds: number) => {
@@ -58,12 +62,31 @@ layer(TestAppLive({ AUTH_RATE_LIMIT: "2", AUTH_RATE_WINDOW: "1 minute", TRUSTED_
         expect((yield* attempt(app)).status).toBe(200)
       }))
 
-    it.effect("IPv6 clients are counted by address, whatever its spelling", () =>
+    it.effect("an IPv6 client is its /64: addresses rotating inside it share one limit, whatever their spelling", () =>
       Effect.gen(function*() {
         const app = yield* TestApp
-        expect(statuses([yield* attempt(app, "2001:db8::1"), yield* attempt(app, "[2001:DB8:0:0::1]:4711")])).toEqual([200, 200])
-        expectLimited(yield* attempt(app, "2001:0db8::0001"), 60)
-        expect((yield* attempt(app, "2001:db8::2")).status).toBe(200)
+        expect(statuses([yield* attempt(app, "2001:db8:1:2::1"), yield* attempt(app, "[2001:DB8:1:2:0:0:0:2]:4711")]))
+          .toEqual([200, 200])
+        const rotating: Array<Reply> = []
+        for (let i = 0; i < 20; i++) rotating.push(yield* attempt(app, `2001:db8:1:2:${randomHextets(4)}`))
+        expect(statuses(rotating)).toEqual(Array(20).fill(429))
+        expectLimited(yield* attempt(app, "2001:0db8:0001:0002:ffff:ffff:ffff:ffff"), 60)
+        // The next /64 is another client.
+        expect(statuses([yield* attempt(app, "2001:db8:1:3::1"), yield* attempt(app, "2001:db8:1:3:abcd::9")])).toEqual([200, 200])
+        expectLimited(yield* attempt(app, "2001:db8:1:3::2"), 60)
+      }))
+  }
+)
+
+layer(TestAppLive({ AUTH_RATE_LIMIT: "2", AUTH_RATE_WINDOW: "1 minute", TRUSTED_PROXIES: "127.0.0.1", AUTH_RATE_IPV6_PREFIX: "56" }))(
+  "with AUTH_RATE_IPV6_PREFIX",
+  (it) => {
+    it.effect("an IPv6 client is its network of that many bits", () =>
+      Effect.gen(function*() {
+        const app = yield* TestApp
+        expect(statuses([yield* attempt(app, "2001:db8:1:2::1"), yield* attempt(app, "2001:db8:1:ff:1::")])).toEqual([200, 200])
+        expectLimited(yield* attempt(app, "2001:db8:1:80::7"), 60)
+        expect((yield* attempt(app, "2001:db8:1:100::1")).status).toBe(200)
       }))
   }
 )

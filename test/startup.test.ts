@@ -2,7 +2,8 @@ import { Reactivity } from "@effect/experimental"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
+import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
 import { call, employer, signIn } from "./support/Client.ts"
@@ -27,6 +28,35 @@ const withoutDatabaseUrl = () => {
   const { DATABASE_URL: _url, ...inherited } = process.env
   return inherited
 }
+
+/** `npm start`'s process run until it exits by itself (within 60 s): its exit code and all it wrote. */
+const runToExit = (env: Readonly<Record<string, string>>) =>
+  Effect.promise(async () => {
+    const child = spawn(process.execPath, ["src/main.ts"], { env: { ...withoutDatabaseUrl(), ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    let output = ""
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve))
+    clearTimeout(timer)
+    return { code, output, lines: output.split("\n").filter((line) => line.trim() !== "") }
+  })
+
+/** A loopback port something else listens on, for as long as the scope lasts. */
+const takenPort = Effect.acquireRelease(
+  Effect.promise(() =>
+    new Promise<{ port: number; close: () => Promise<void> }>((resolve) => {
+      const holder = createServer().listen(0, "127.0.0.1", () => {
+        const address = holder.address()
+        resolve({
+          port: typeof address === "object" && address !== null ? address.port : 0,
+          close: () => new Promise((closed) => holder.close(() => closed()))
+        })
+      })
+    })
+  ),
+  ({ close }) => Effect.promise(close)
+)
 
 /** The postmaster's pid from the lock file of DATA_DIR's embedded cluster, if there is one. */
 const lockedPid = (dataDir: string) =>
@@ -150,4 +180,75 @@ describe("start-up", () => {
       }))
       expect(yield* Effect.promise(() => lockedPid(dataDir))).toBeUndefined()
     }).pipe(Effect.scoped), 120_000)
+
+  it.live("refused settings stop the start at once, each named with why, in one LOG_FORMAT=json line", () =>
+    Effect.gen(function*() {
+      const started = Date.now()
+      const { code, lines, output } = yield* runToExit({
+        LOG_FORMAT: "json",
+        NODE_ENV: "production",
+        DATABASE_URL: "not a url",
+        STELLAR_RPC_URL: "soroban-testnet.stellar.org",
+        HOST: "not a host!",
+        PORT: "3000"
+      })
+      expect(code).toBe(1)
+      expect(Date.now() - started).toBeLessThan(15_000)
+      expect(lines, output).toHaveLength(1)
+      const record = JSON.parse(lines[0]!)
+      expect(record.level).toBe("fatal")
+      expect(record.cause).toBeUndefined()
+      for (
+        const why of [
+          /DATABASE_URL is not a PostgreSQL URL/,
+          /STELLAR_RPC_URL is not an http\(s\) URL/,
+          /HOST is not an IP address or a host name/,
+          /PUBLIC_URL is required when NODE_ENV=production: the session JWT issuer .* a restart on another port/
+        ]
+      ) expect(record.message).toMatch(why)
+      expect(output).not.toMatch(/Invalid URL|ENOTFOUND|not a url/)
+    }), 60_000)
+
+  it.live("a PORT already in use is said so, and the process exits", () =>
+    Effect.gen(function*() {
+      const rpc = yield* loopbackRpc(1000)
+      const database = yield* freshDatabase.pipe(Effect.provide(Reactivity.layer))
+      const { port } = yield* takenPort
+      const { code, output } = yield* runToExit({ ...database, PORT: String(port), STELLAR_RPC_URL: rpc.url, FRIENDBOT_URL: rpc.url })
+      expect(code).toBe(1)
+      expect(output).toMatch(new RegExp(`level=FATAL .*PORT ${port} is already in use`))
+      expect(output).not.toMatch(/ServeError|An error has occurred/)
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("a Stellar RPC that does not answer is one warning at start; the service starts and /health says so", () =>
+    Effect.gen(function*() {
+      const rpc = yield* loopbackRpc(1000)
+      const database = yield* freshDatabase.pipe(Effect.provide(Reactivity.layer))
+      const { port: closed } = yield* Effect.scoped(takenPort)
+      const service = yield* spawnService(rpc, { ...database, STELLAR_RPC_URL: `http://127.0.0.1:${closed}/rpc?apiKey=hidden` })
+      const health = yield* call(service.app, "GET", "/health")
+      expect(health.status).toBe(503)
+      expect(health.body.rpc).toBe("unavailable")
+      const warnings = service.output().split("\n").filter((line) => line.includes("Stellar RPC"))
+      expect(warnings).toHaveLength(1)
+      expect(warnings[0]).toMatch(/level=WARN .*STELLAR_RPC_URL\) does not answer: .+; starting anyway/)
+      expect(warnings[0]).toContain(`rpc=http://127.0.0.1:${closed}`)
+      expect(service.output()).not.toContain("hidden")
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live.runIf(process.getuid?.() === 0)(
+    "as root, a DATA_DIR the postgres user cannot reach is refused at once, naming the user, the directory and the fixes",
+    () =>
+      Effect.gen(function*() {
+        const locked = yield* embeddedDataDir
+        yield* Effect.promise(() => chmod(locked, 0o700))
+        const { code, output } = yield* runToExit({ DATA_DIR: Path.join(locked, "data"), LOG_FORMAT: "logfmt" })
+        expect(code).toBe(1)
+        expect(output).toContain("the embedded PostgreSQL runs as the user `postgres`")
+        expect(output).toContain(`cannot reach DATA_DIR (${Path.join(locked, "data")}): ${locked} (mode 0700, owner root)`)
+        expect(output).toMatch(/normal user.*set DATA_DIR to a directory outside .*DATABASE_URL/)
+        expect(output).not.toMatch(/initdb failed/)
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })

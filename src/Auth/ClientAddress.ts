@@ -73,6 +73,29 @@ export class TrustedProxies {
   }
 }
 
+const hextets = (ipv6: string): Array<number> => {
+  const [head = "", tail] = ipv6.split("::")
+  const parse = (part: string) => (part === "" ? [] : part.split(":").map((h) => parseInt(h, 16)))
+  const left = parse(head)
+  const right = tail === undefined ? [] : parse(tail)
+  return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right]
+}
+
+/**
+ * Who the sign-in rate limit counts as one client: an IPv4 address by itself, an IPv6 address by its network of
+ * `ipv6Prefix` bits (`2001:db8:1:2::/64`), since one subscriber is usually given a whole /64 and can rotate through
+ * it. `address` is canonical (see `canonicalIp`), so an IPv4-mapped IPv6 address already reads as IPv4.
+ */
+export const clientNetwork = (address: string, ipv6Prefix: number): string => {
+  if (isIP(address) !== 6) return address
+  const masked = hextets(address).map((hextet, i) => {
+    const bits = Math.min(16, Math.max(0, ipv6Prefix - 16 * i))
+    return (hextet & (0xffff << (16 - bits))) & 0xffff
+  })
+  const network = new URL(`http://[${masked.map((h) => h.toString(16)).join(":")}]/`).hostname.slice(1, -1)
+  return `${network}/${ipv6Prefix}`
+}
+
 /**
  * The address a request comes from. The socket's peer, unless the peer is a trusted proxy: then `X-Forwarded-For` is
  * walked from the right (each proxy appends the address it saw), skipping trusted proxies, and the first address no

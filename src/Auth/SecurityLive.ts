@@ -1,8 +1,8 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
-import { ClientAddressConfig } from "../Config.ts"
+import { AuthLimitsConfig, ClientAddressConfig } from "../Config.ts"
 import { RateLimited } from "../Domain/Errors.ts"
-import { clientAddress, TrustedProxies } from "./ClientAddress.ts"
+import { clientAddress, clientNetwork, TrustedProxies } from "./ClientAddress.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 import { Authentication, SignInRateLimit } from "./Security.ts"
 import { SessionVerifier } from "./SessionVerifier.ts"
@@ -25,18 +25,20 @@ const retryAfter = (wait: Duration.Duration) => {
 }
 
 /**
- * Sign-in attempts per client address across every instance. The address is the socket's peer, or what trusted
- * proxies (TRUSTED_PROXIES) say in X-Forwarded-For. Should the database fail, the attempt goes through: the sign-in
- * itself needs the database and answers for it.
+ * Sign-in attempts per client across every instance: an IPv4 address, or an IPv6 network (AUTH_RATE_IPV6_PREFIX).
+ * The address is the socket's peer, or what trusted proxies (TRUSTED_PROXIES) say in X-Forwarded-For. Should the
+ * database fail, the attempt goes through: the sign-in itself needs the database and answers for it.
  */
 export const SignInRateLimitLive = Layer.effect(
   SignInRateLimit,
   Effect.gen(function*() {
     const limiter = yield* RateLimiter
     const trusted = new TrustedProxies((yield* ClientAddressConfig).trustedProxies)
+    const { ipv6Prefix } = yield* AuthLimitsConfig
     return Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const client = clientAddress(Option.getOrUndefined(request.remoteAddress), request.headers["x-forwarded-for"], trusted)
+      const address = clientAddress(Option.getOrUndefined(request.remoteAddress), request.headers["x-forwarded-for"], trusted)
+      const client = clientNetwork(address, ipv6Prefix)
       const verdict = yield* limiter.take(`sign-in:${client}`).pipe(
         Effect.catchAllCause((cause) =>
           Effect.logWarning("the sign-in rate limit could not be counted; letting the attempt through", cause).pipe(

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { CorsConfig } from "../Config.ts"
 
@@ -13,23 +13,30 @@ const StellarTomlForAnyOrigin = HttpApiBuilder.middleware((app) =>
 )
 
 /**
- * CORS for the browser origins in CORS_ORIGINS: an allowed origin is echoed back (never `*` with it), others get no
- * `Access-Control-Allow-Origin`. Sessions are bearer tokens, so credentials (cookies) are never allowed. With no
- * origins configured there is no CORS middleware at all, and only stellar.toml carries `*`.
+ * CORS for the browser origins in CORS_ORIGINS: an allowed origin is echoed back, others get no
+ * `Access-Control-Allow-Origin`; with `*` every origin is answered `*`. The origin `null` (sandboxed frames, `file:`
+ * pages, some redirects: anyone can send it) is never allowed, `*` included (CORS_ORIGINS refuses to list it). Sessions
+ * are bearer tokens, so credentials (cookies) are never allowed. With no origins configured there is no CORS
+ * middleware at all, and only stellar.toml carries `*`.
  */
 export const CorsLive = Layer.unwrapEffect(
   Effect.map(CorsConfig, ({ origins }) => {
     if (origins.length === 0) return StellarTomlForAnyOrigin
-    const any = origins.includes("*")
     const allowed = new Set(origins)
-    const cors = HttpApiBuilder.middlewareCors({
-      allowedOrigins: (origin: string | undefined) => typeof origin === "string" && (any || allowed.has(origin)),
+    const cors = HttpMiddleware.cors({
+      // A one-entry list is sent as it is, with `Vary: Origin` (`null` is answered otherwise); a predicate echoes.
+      allowedOrigins: allowed.has("*") ? ["*"] : (origin: string) => allowed.has(origin),
       allowedMethods: ["GET", "HEAD", "POST", "PATCH", "DELETE"],
       allowedHeaders: ["authorization", "content-type", "x-request-id"],
       exposedHeaders: ["retry-after", "x-request-id"],
       maxAge: 600,
       credentials: false
     })
-    return Layer.merge(StellarTomlForAnyOrigin, cors)
+    const NotForNull = HttpApiBuilder.middleware((app) => {
+      const withCors = cors(app)
+      return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+        request.headers.origin === "null" ? app : withCors)
+    })
+    return Layer.merge(StellarTomlForAnyOrigin, NotForNull)
   })
 )

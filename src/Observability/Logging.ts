@@ -1,4 +1,4 @@
-import { Cause, Context, Effect, FiberRef, FiberRefs, HashMap, HashSet, Inspectable, Layer, Logger, Option, Redacted, Tracer } from "effect"
+import { Cause, type Config, Context, Effect, FiberRef, FiberRefs, HashMap, HashSet, Inspectable, Layer, Logger, Option, Redacted, Tracer } from "effect"
 import { DatabaseConfig, LogConfig, MetricsConfig, PrivyConfig, SecretsConfig, TracingConfig } from "../Config.ts"
 import { makeScrubber, type Scrubber, scrubField } from "./Redaction.ts"
 
@@ -50,39 +50,47 @@ const prettyLogger = (scrub: Scrubber) =>
     }))
   )
 
-/** Every secret value configured right now, so that no log line can carry one. */
-const configuredSecrets = Effect.gen(function*() {
-  const secrets = yield* SecretsConfig
-  const database = yield* DatabaseConfig
-  const metrics = yield* MetricsConfig
-  const privy = yield* PrivyConfig
-  const tracing = yield* TracingConfig
-  const values = [
-    secrets.jwtSecret,
-    secrets.sep10SigningSecret,
-    secrets.sponsorSecret,
-    secrets.faucetSecret,
-    metrics.token,
-    privy.verificationKey,
-    tracing.headers
-  ].flatMap((value) => Option.toArray(Option.map(value, Redacted.value)))
-  const channels = Option.match(secrets.channelSecrets, {
-    onNone: () => [],
-    onSome: (list) => Redacted.value(list).split(",").map((s) => s.trim())
-  })
-  const databasePassword = Option.flatMap(database.url, (url) => {
-    try {
-      return Option.some(decodeURIComponent(new URL(Redacted.value(url)).password))
-    } catch {
-      return Option.none()
-    }
-  })
-  const headerValues = Option.match(tracing.headers, {
+const values = (...secrets: ReadonlyArray<Option.Option<Redacted.Redacted>>) =>
+  secrets.flatMap((secret) => Option.toArray(Option.map(secret, Redacted.value)))
+
+const channelSecrets = (list: Option.Option<Redacted.Redacted>) =>
+  Option.match(list, { onNone: () => [], onSome: (raw) => Redacted.value(raw).split(",").map((s) => s.trim()) })
+
+const databasePassword = (url: Option.Option<Redacted.Redacted>) => {
+  try {
+    return Option.match(url, { onNone: () => [], onSome: (raw) => [decodeURIComponent(new URL(Redacted.value(raw)).password)] })
+  } catch {
+    return []
+  }
+}
+
+const headerValues = (headers: Option.Option<Redacted.Redacted>) =>
+  Option.match(headers, {
     onNone: () => [],
     onSome: (raw) => Redacted.value(raw).split(",").map((pair) => decodeURIComponent(pair.split("=").slice(1).join("=").trim()))
   })
-  return [...values, ...channels, ...Option.toArray(databasePassword), ...headerValues]
-})
+
+/**
+ * The secrets one group of settings holds. A group that is itself refused holds none here, so that the error saying
+ * why can still be logged (in LOG_FORMAT) by whoever reads the group.
+ */
+const held = <A>(config: Config.Config<A>, secrets: (settings: A) => ReadonlyArray<string>) =>
+  Effect.orElseSucceed(Effect.map(config, secrets), (): ReadonlyArray<string> => [])
+
+/** Every secret value configured right now, so that no log line can carry one. */
+const configuredSecrets = Effect.map(
+  Effect.all([
+    held(SecretsConfig, (s) => [
+      ...values(s.jwtSecret, s.sep10SigningSecret, s.sponsorSecret, s.faucetSecret),
+      ...channelSecrets(s.channelSecrets)
+    ]),
+    held(DatabaseConfig, (database) => databasePassword(database.url)),
+    held(MetricsConfig, (metrics) => values(metrics.token)),
+    held(PrivyConfig, (privy) => values(privy.verificationKey)),
+    held(TracingConfig, (tracing) => [...values(tracing.headers), ...headerValues(tracing.headers)])
+  ]),
+  (groups) => groups.flat()
+)
 
 /** Loggers this module made: another instance in the same process replaces them rather than writing twice. */
 const ours = new WeakSet<Logger.Logger<unknown, unknown>>()

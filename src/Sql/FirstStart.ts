@@ -89,6 +89,70 @@ const findServerUser = (): ServerUser => {
   }
 }
 
+/** The groups of the server user, as the kernel checks them (its primary group and the others). */
+const groupsOf = (owner: ServerUser): ReadonlySet<number> => {
+  try {
+    return new Set(execFileSync("id", ["-G", SERVER_USER], { encoding: "utf8" }).trim().split(/\s+/).map(Number))
+  } catch {
+    return new Set(owner.gid === undefined ? [] : [owner.gid])
+  }
+}
+
+interface Blocked {
+  readonly path: string
+  /** `/root (mode 0700, owner root)` */
+  readonly described: string
+}
+
+/**
+ * The first directory on the way to `path` (and `path` itself when `executable`) that the server user may not pass
+ * through, judged by permission bits as the kernel does: owner bits for the owner, else group bits, else the others'.
+ */
+const blockedOnTheWay = (path: string, owner: ServerUser, executable: boolean): Blocked | undefined => {
+  let groups: ReadonlySet<number> | undefined
+  const may = (at: string) => {
+    const { gid, mode, uid } = statSync(at)
+    if (uid === owner.uid) return (mode & 0o100) !== 0
+    if (gid === owner.gid || (groups ??= groupsOf(owner)).has(gid)) return (mode & 0o010) !== 0
+    return (mode & 0o001) !== 0
+  }
+  const steps = Path.resolve(path).split(Path.sep).slice(1)
+  const ancestors = steps.slice(0, -1).map((_, i) => Path.sep + steps.slice(0, i + 1).join(Path.sep))
+  const blocked = [Path.sep, ...ancestors, ...(executable ? [path] : [])].find((at) => !may(at))
+  if (blocked === undefined) return undefined
+  const { mode, uid } = statSync(blocked)
+  let ownerName = String(uid)
+  try {
+    ownerName = execFileSync("id", ["-nu", String(uid)], { encoding: "utf8" }).trim()
+  } catch {
+    // the number says it
+  }
+  return { path: blocked, described: `${blocked} (mode ${(mode & 0o7777).toString(8).padStart(4, "0")}, owner ${ownerName})` }
+}
+
+/**
+ * As root the cluster runs as `postgres`, which must reach the binaries and pass through DATA_DIR's parents: refused
+ * at once when it cannot (a checkout under /root, a DATA_DIR in a private directory), rather than by initdb.
+ */
+const checkReachable = (binaries: Binaries, dataDir: string, owner: ServerUser) => {
+  const who = `running as root, the embedded PostgreSQL runs as the user \`${SERVER_USER}\``
+  const ownServer = "or set DATABASE_URL to a PostgreSQL server of your own"
+  for (const binary of [binaries.initdb, binaries.postgres]) {
+    const blocked = blockedOnTheWay(binary, owner, true)
+    if (blocked !== undefined) {
+      throw new Error(`${who}, which cannot reach the PostgreSQL binaries in ${Path.dirname(binary)}: ` +
+        `${blocked.described} is in the way. Run the service as a normal user, or move the checkout out of ` +
+        `${blocked.path} (to /opt or /srv, say), ${ownServer}`)
+    }
+  }
+  const blocked = blockedOnTheWay(dataDir, owner, false)
+  if (blocked !== undefined) {
+    throw new Error(`${who}, which cannot reach DATA_DIR (${dataDir}): ${blocked.described} is in the way. Run the ` +
+      `service as a normal user, or set DATA_DIR to a directory outside ${blocked.path} (such as /var/lib/payroll), ` +
+      ownServer)
+  }
+}
+
 /**
  * The cluster's password, after running initdb on the first start (spawned at once; only its end is awaited). A
  * directory of another PostgreSQL version (PGlite's included) is refused.
@@ -119,8 +183,10 @@ const initialise = (initdb: string, dataDir: string, pgDir: string, owner: Serve
   const args = [`--pgdata=${pgDir}`, `--username=${SERVER_USER}`, "--auth=scram-sha-256", `--pwfile=${passwordFile}`, "--encoding=UTF8", "--locale=C", "--no-instructions"]
   return run(initdb, durable ? args : [...args, "--no-sync"], { ...owner, env: serverEnv() }).then(
     () => password,
-    (e: { stderr?: string }) => {
-      throw new Error(`initdb failed: ${e.stderr ?? String(e)}`)
+    (e: Error & { readonly code?: number | string; readonly stderr?: string }) => {
+      const said = (e.stderr ?? "").trim()
+      const exit = typeof e.code === "number" ? ` (exit code ${e.code})` : ""
+      throw new Error(`initdb failed${exit}: ${said !== "" ? said : e.message}`)
     }
   )
 }
@@ -140,6 +206,7 @@ export const prepareCluster = (dataDirOption: string, durable: boolean): Promise
       } catch (cause) {
         throw new Error(`cannot create ${dataDir}`, { cause })
       }
+      if (owner.uid !== undefined) checkReachable(binaries, dataDir, owner)
       return initialise(binaries.initdb, dataDir, pgDir, owner, durable).then((password) => ({ binaries, owner, dataDir, pgDir, password }))
     } catch (error) {
       return Promise.reject(error)
