@@ -2,7 +2,14 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { AccountApi } from "./Auth/AccountApi.ts"
 import { AuthApi } from "./Auth/Api.ts"
 import { ContractorsApi } from "./Contractors/Api.ts"
-import { InvalidRequest } from "./Domain/Errors.ts"
+import {
+  InternalError,
+  InvalidRequest,
+  PayloadTooLarge,
+  RequestTimeout,
+  ServiceUnavailable,
+  UnsupportedMediaType
+} from "./Domain/Errors.ts"
 import { BatchesApi, BatchRunsApi, ContractorPortalApi } from "./Batches/Api.ts"
 import { FundingApi } from "./Funding/Api.ts"
 import { HealthApi } from "./Health/Api.ts"
@@ -22,7 +29,14 @@ export class Api extends HttpApi.make("payroll")
   .add(FundingApi)
   .add(WithdrawalsApi)
   .add(AuditorApi)
+  // Answers any operation can give, whoever makes them: the body checks before the router (400, 408, 413, 415),
+  // the database going away (503) and an unexpected failure (500).
   .addError(InvalidRequest)
+  .addError(RequestTimeout)
+  .addError(PayloadTooLarge)
+  .addError(UnsupportedMediaType)
+  .addError(ServiceUnavailable)
+  .addError(InternalError)
   .annotate(OpenApi.Title, "Confidential Contractor Payroll Service")
   .annotate(OpenApi.Version, "1.0.0")
 {}

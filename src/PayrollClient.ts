@@ -2,7 +2,7 @@ import { TransactionBuilder } from "@stellar/stellar-sdk"
 import { Deferred, Duration, Effect, Schedule } from "effect"
 import { type BatchJob, BatchRun, JobItem, MAX_BATCH_ITEMS, MAX_BODY_BYTES } from "./Domain/Batch.ts"
 import type { PayoutId } from "./Domain/Ids.ts"
-import { makeClient } from "./client.ts"
+import { type BusyRetry, makeClient, type RetryBusy } from "./client.ts"
 
 /** One signed transfer of a payroll, as the employer's client built it, with the payout it pays if any. */
 export interface PayrollItem {
@@ -24,6 +24,8 @@ export interface PayrollProgress {
   readonly jobsDone: number
   readonly items: number
   readonly itemsDone: number
+  /** Set when a request was answered 503 (the service's database is away) or 429 and is about to be sent again. */
+  readonly retrying?: BusyRetry
 }
 
 /** One `POST /batch`: the indexes (into the caller's list) it carries, and the earlier jobs it must wait for. */
@@ -89,27 +91,35 @@ export const planJobs = (
 /**
  * Runs a whole payroll through batch runs: splits the signed transfers into jobs that fit, posts them (a job that
  * continues a source account after the one before it is done), and follows every job until each item has a result
- * or the job reports an error, calling `onProgress` as results come in. Results come back in the order of `items`.
+ * or the job reports an error, calling `onProgress` as results come in. A request answered 503 (the service's
+ * database briefly away) or 429 is sent again after its `Retry-After`, reported through `onProgress` (`retrying`),
+ * instead of aborting the payroll. Results come back in the order of `items`.
  * Provide an `HttpClient` (e.g. `FetchHttpClient.layer`).
  */
 export const runPayroll = (
   baseUrl: string,
   token: string,
   items: ReadonlyArray<PayrollItem>,
-  options: { readonly onProgress?: (progress: PayrollProgress) => void; readonly pollEvery?: Duration.DurationInput } = {}
+  options: {
+    readonly onProgress?: (progress: PayrollProgress) => void
+    readonly pollEvery?: Duration.DurationInput
+    /** How answers 503 and 429 are retried (default: 20 times each, honouring `Retry-After` up to 60 s). */
+    readonly retry?: Omit<RetryBusy, "onRetry">
+  } = {}
 ) =>
   Effect.gen(function*() {
-    const client = yield* makeClient(baseUrl, token)
     const plan = planJobs(items)
-    const finished = yield* Effect.forEach(plan, () => Deferred.make<void>())
     const done = plan.map(() => 0)
-    const report = () =>
+    const report = (retrying?: BusyRetry) =>
       options.onProgress?.({
         jobs: plan.length,
         jobsDone: plan.filter((job, j) => done[j] === job.items.length).length,
         items: items.length,
-        itemsDone: done.reduce((a, b) => a + b, 0)
+        itemsDone: done.reduce((a, b) => a + b, 0),
+        ...(retrying === undefined ? {} : { retrying })
       })
+    const client = yield* makeClient(baseUrl, token, { retryBusy: { ...options.retry, onRetry: report } })
+    const finished = yield* Effect.forEach(plan, () => Deferred.make<void>())
     const isOver = (job: BatchJob, j: number) => job.results.length >= plan[j]!.items.length || job.error !== undefined
 
     const run = (planned: PlannedJob, j: number) =>

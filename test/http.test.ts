@@ -97,7 +97,7 @@ layer(TestAppLive())("HTTP surface", (it) => {
     Effect.gen(function*() {
       const res = yield* call(yield* TestApp, "GET", "/no/such/route")
       expect(res.status).toBe(404)
-      expect(res.body).toEqual({ error: "not found" })
+      expect(res.body).toEqual({ _tag: "NotFound", error: "not found" })
     }))
 
   it.effect("malformed JSON is 400 {error}", () =>
@@ -110,7 +110,7 @@ layer(TestAppLive())("HTTP surface", (it) => {
         headers: { "content-type": "application/json" }
       })
       expect(res.status).toBe(400)
-      expect(res.body).toEqual({ error: "malformed JSON body" })
+      expect(res.body).toEqual({ _tag: "InvalidRequest", error: "malformed JSON body" })
     }))
 
   it.effect("schema failures are 400 with a readable error", () =>
@@ -128,10 +128,10 @@ layer(TestAppLive())("HTTP surface", (it) => {
       const big = JSON.stringify({ name: "x".repeat(300 * 1024) })
       const res = yield* call(app, "POST", "/orgs", { body: big, headers: { "content-type": "application/json" } })
       expect(res.status).toBe(413)
-      expect(res.body).toEqual({ error: "request body over 256 KiB" })
+      expect(res.body).toEqual({ _tag: "PayloadTooLarge", error: "request body over 256 KiB" })
       const chunked = yield* postChunked(app.url, 400 * 1024)
       expect(chunked.status).toBe(413)
-      expect(JSON.parse(chunked.body)).toEqual({ error: "request body over 256 KiB" })
+      expect(JSON.parse(chunked.body)).toEqual({ _tag: "PayloadTooLarge", error: "request body over 256 KiB" })
     }))
 
   it.effect("non-JSON bodies are 415", () =>
@@ -151,7 +151,7 @@ layer(TestAppLive())("HTTP surface", (it) => {
         expect(verify.status, type).toBe(400)
         expect(verify.body.error, type).toEqual(expect.any(String))
         const badJson = yield* call(app, "POST", "/auth/sep10/verify", { body: "{", headers: { "content-type": type } })
-        expect(badJson.body, type).toEqual({ error: "malformed JSON body" })
+        expect(badJson.body, type).toEqual({ _tag: "InvalidRequest", error: "malformed JSON body" })
       }
       const org = yield* call(app, "POST", "/orgs", { token, body: JSON.stringify({ name: "Vendor Type Co" }), headers: { "content-type": "application/vnd.api+json" } })
       expect(org.status).toBe(200)
@@ -531,7 +531,7 @@ layer(LoggedAppLive, { timeout: 120_000, excludeTestServices: true })("access lo
       for (const path of ["/contractors", "/batches", "/me"]) {
         const res = yield* call(app, "GET", path, { token, headers: { "x-request-id": `outage${path.replace("/", "-")}` } })
         expect(res.status, path).toBe(503)
-        expect(res.body, path).toEqual({ error: "database unavailable" })
+        expect(res.body, path).toEqual({ _tag: "ServiceUnavailable", error: "database unavailable" })
         expect(res.headers.get("retry-after"), path).toBe("5")
         const mine = lines.filter((l) => l.annotations.requestId === `outage${path.replace("/", "-")}` && l.message !== "http")
         expect(mine.map((l) => [l.level, l.message]), JSON.stringify(mine)).toEqual([["WARN", "database unavailable"]])
@@ -583,7 +583,7 @@ describe("defects", () => {
       const { app, lines } = yield* probeServer(true)
       const res = yield* call(app, "GET", "/down", { headers: { "x-request-id": "down-1" } })
       expect(res.status).toBe(503)
-      expect(res.body).toEqual({ error: "database unavailable" })
+      expect(res.body).toEqual({ _tag: "ServiceUnavailable", error: "database unavailable" })
       expect(res.headers.get("retry-after")).toBe("5")
       expect(res.headers.get("cache-control")).toBe("no-store")
       const mine = lines.filter((l) => l.annotations.requestId === "down-1")
@@ -599,7 +599,7 @@ describe("defects", () => {
         const res = yield* call(app, "GET", "/bug")
         expect(res.status).toBe(500)
         const requestId = res.headers.get("x-request-id")
-        expect(res.body).toEqual({ error: "internal server error", requestId })
+        expect(res.body).toEqual({ _tag: "InternalError", error: "internal server error", requestId })
         const mine = lines.filter((l) => l.annotations.requestId === requestId && l.level === "ERROR")
         expect(mine.length, `with DefectsLive: ${withDefects}`).toBe(1)
         expect(mine[0]!.cause).toContain("a bug")

@@ -10,6 +10,7 @@ import { Conflict, Forbidden, NotFound } from "../Domain/Errors.ts"
 import type { OrgId } from "../Domain/Ids.ts"
 import { CurrentSession, Me, OrgInvitation, type Session } from "../Domain/Session.ts"
 import { OrgRepo } from "./OrgRepo.ts"
+import { unavailableOrDie } from "../Sql/Errors.ts"
 
 const inviteGone = new NotFound({ error: "invite not found, already used or expired" })
 
@@ -110,7 +111,7 @@ export class Account extends Effect.Service<Account>()("Auth/Account", {
         )
         if (Option.isNone(row)) return yield* new Conflict({ error: "the contractor changed meanwhile; retry" })
         return row.value
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", unavailableOrDie))
       return Contractor.fromRecord(updated)
     })
 

@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { deleteSome } from "../Sql/DeleteSome.ts"
+import { orUnavailable } from "../Sql/Errors.ts"
 
 const Consumed = Schema.Struct({ nonce: Schema.String })
 
@@ -12,7 +13,7 @@ export class ChallengeRepo extends Effect.Service<ChallengeRepo>()("Auth/Challen
     const store = (nonce: string, account: string, expiresAt: Date) =>
       sql`INSERT INTO sep10_challenges ${sql.insert({ nonce, account, expiresAt })}`.pipe(
         Effect.asVoid,
-        Effect.orDie,
+        orUnavailable,
         Effect.withSpan("ChallengeRepo.store")
       )
 
@@ -28,7 +29,7 @@ export class ChallengeRepo extends Effect.Service<ChallengeRepo>()("Auth/Challen
             RETURNING nonce`
       })(undefined).pipe(
         Effect.map(Option.isSome),
-        Effect.orDie,
+        orUnavailable,
         Effect.withSpan("ChallengeRepo.consume")
       )
 

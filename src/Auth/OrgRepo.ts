@@ -5,7 +5,7 @@ import type { ParseError } from "effect/ParseResult"
 import { randomUUID } from "node:crypto"
 import { OrgId } from "../Domain/Ids.ts"
 import { Membership, type Org, OrgFromRow } from "../Domain/Session.ts"
-import { isUniqueViolation } from "../Sql/Errors.ts"
+import { isUniqueViolation, orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
 
 export type { Membership } from "../Domain/Session.ts"
 
@@ -21,7 +21,7 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Auth/OrgRepo", {
 
     const uniqueAsAlreadyMember = <A, R>(effect: Effect.Effect<A, SqlError | ParseError, R>) =>
       Effect.catchTags(effect, {
-        SqlError: (e) => isUniqueViolation(e) ? Effect.fail(new AlreadyMember()) : Effect.die(e),
+        SqlError: (e) => isUniqueViolation(e) ? Effect.fail(new AlreadyMember()) : unavailableOrDie(e),
         ParseError: Effect.die
       })
 
@@ -34,7 +34,7 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Auth/OrgRepo", {
             SELECT m.org_id, o.name AS org_name, m.role
             FROM org_members m JOIN orgs o ON o.id = m.org_id
             WHERE m.user_sub = ${sub}`
-      })(sub).pipe(Effect.orDie, Effect.withSpan("OrgRepo.membership"))
+      })(sub).pipe(orUnavailable, Effect.withSpan("OrgRepo.membership"))
 
     const addMember = (orgId: OrgId, userSub: string, role: Membership["role"]) =>
       sql`INSERT INTO org_members ${sql.insert({ orgId, userSub, role })}`
@@ -54,7 +54,7 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Auth/OrgRepo", {
     const invite = (orgId: OrgId, tokenHash: Buffer, createdBy: string, expiresAt: Date) =>
       sql`INSERT INTO org_invites ${sql.insert({ id: randomUUID(), orgId, tokenHash, createdBy, expiresAt })}`.pipe(
         Effect.asVoid,
-        Effect.orDie,
+        orUnavailable,
         Effect.withSpan("OrgRepo.invite")
       )
 
@@ -85,7 +85,7 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Auth/OrgRepo", {
         Request: OrgId,
         Result: Member,
         execute: (orgId) => sql`SELECT user_sub FROM org_members WHERE org_id = ${orgId}`
-      })(orgId).pipe(Effect.map((rows) => rows.map((r) => r.userSub)), Effect.orDie)
+      })(orgId).pipe(Effect.map((rows) => rows.map((r) => r.userSub)), orUnavailable)
 
     return { membership, create, invite, join, memberAccounts } as const
   })

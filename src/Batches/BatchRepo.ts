@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto"
 import { BatchFromRow, BatchStatus, ContractorPayoutFromRow, PayoutFromRow, PayoutStatus } from "../Domain/Batch.ts"
 import { BatchId, ContractorId, type OrgId, type PayoutId } from "../Domain/Ids.ts"
 import { keysetPage, type KeysetQuery } from "../Sql/KeysetPage.ts"
+import { orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
 
 export interface ListQuery extends KeysetQuery {
   readonly status: Option.Option<BatchStatus>
@@ -42,7 +43,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
 
     /** Runs `effect` (calls of this repo and others) in one transaction. */
     const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-      sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die))
+      sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", unavailableOrDie))
 
     const create = (orgId: OrgId, name: string) =>
       SqlSchema.single({
@@ -50,14 +51,14 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
         Result: BatchFromRow,
         execute: () =>
           sql`INSERT INTO batches ${sql.insert({ id: randomUUID(), orgId, name, status: "draft" })} RETURNING ${batchColumns}`
-      })(undefined).pipe(Effect.orDie, Effect.withSpan("BatchRepo.create"))
+      })(undefined).pipe(orUnavailable, Effect.withSpan("BatchRepo.create"))
 
     const find = (orgId: OrgId, id: BatchId) =>
       SqlSchema.findOne({
         Request: Schema.Void,
         Result: BatchFromRow,
         execute: () => sql`SELECT ${batchColumns} FROM batches WHERE org_id = ${orgId} AND id = ${id}`
-      })(undefined).pipe(Effect.orDie, Effect.withSpan("BatchRepo.find"))
+      })(undefined).pipe(orUnavailable, Effect.withSpan("BatchRepo.find"))
 
     const list = (orgId: OrgId, query: ListQuery) =>
       keysetPage(sql, {
@@ -84,14 +85,14 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
         })(undefined)
         if (Option.isSome(moved)) yield* sql`UPDATE payouts SET status = 'ready', updated_at = ${now} WHERE batch_id = ${id}`
         return moved
-      }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("BatchRepo.ready"))
+      }).pipe(sql.withTransaction, orUnavailable, Effect.withSpan("BatchRepo.ready"))
 
     const remove = (orgId: OrgId, id: BatchId) =>
       SqlSchema.findAll({
         Request: Schema.Void,
         Result: Deleted,
         execute: () => sql`DELETE FROM batches WHERE org_id = ${orgId} AND id = ${id} AND status = 'draft' RETURNING id`
-      })(undefined).pipe(Effect.map((rows) => rows.length === 1), Effect.orDie, Effect.withSpan("BatchRepo.remove"))
+      })(undefined).pipe(Effect.map((rows) => rows.length === 1), orUnavailable, Effect.withSpan("BatchRepo.remove"))
 
     /** Locks the batch for a change of its payouts (inside a transaction); none when it does not exist. */
     const lock = (orgId: OrgId, id: BatchId) =>
@@ -129,7 +130,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
         Request: Schema.Void,
         Result: PayoutFromRow,
         execute: () => sql`SELECT ${payoutColumns} FROM payouts WHERE batch_id = ${batchId} ORDER BY created_at, id`
-      })(undefined).pipe(Effect.orDie, Effect.withSpan("BatchRepo.payouts"))
+      })(undefined).pipe(orUnavailable, Effect.withSpan("BatchRepo.payouts"))
 
     /** Which of these contractors already have a payout in the batch. */
     const inBatch = (batchId: BatchId, ids: ReadonlyArray<ContractorId>) =>
@@ -154,7 +155,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
             WHERE (c.user_sub = ${sub} OR c.address = ${sub}) AND b.status <> 'draft'
             ORDER BY p.created_at DESC, p.id DESC
             LIMIT 500`
-      })(undefined).pipe(Effect.orDie, Effect.withSpan("BatchRepo.payoutsOf"))
+      })(undefined).pipe(orUnavailable, Effect.withSpan("BatchRepo.payoutsOf"))
 
     const payable = (orgId: OrgId, payoutId: string) =>
       SqlSchema.findOne({
@@ -165,7 +166,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
             SELECT p.status, b.status AS batch_status, c.address
             FROM payouts p JOIN batches b ON b.id = p.batch_id JOIN contractors c ON c.id = p.contractor_id
             WHERE p.id = ${payoutId} AND p.org_id = ${orgId}`
-      })(undefined).pipe(Effect.orDie, Effect.withSpan("BatchRepo.payable"))
+      })(undefined).pipe(orUnavailable, Effect.withSpan("BatchRepo.payable"))
 
     /** ready or failed → submitted; none when the payout is in neither. Returns its batch and its previous state. */
     const submitPayout = (payoutId: string, hash: string, now: Date) =>

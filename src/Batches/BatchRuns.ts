@@ -132,7 +132,9 @@ export const itemResult = (i: number, innerHash: string, exit: Exit.Exit<{ reado
             Match.tagsExhaustive({
               TransferRejected: (e): ResultRow => ({ i, hash: e.hash, status: "FAILED", error: `${e.error} (${e.resultCode})` }),
               TransferTimeout: (e): ResultRow => ({ i, hash: e.hash, status: "TIMEOUT", error: e.error }),
-              UpstreamUnavailable: (e): ResultRow => ({ i, hash: innerHash, status: "ERROR", error: e.error }),
+              UpstreamUnavailable: (e): ResultRow => ({ i, hash: e.hash ?? innerHash, status: "ERROR", error: e.error }),
+              // The worker records no result for an item the database stopped: it is run again once it is back.
+              ServiceUnavailable: (e): ResultRow => ({ i, hash: innerHash, status: "ERROR", error: e.error }),
               InvalidRequest: (e): ResultRow => ({ i, hash: innerHash, status: "REFUSED", error: e.error }),
               Forbidden: (e): ResultRow => ({ i, hash: innerHash, status: "REFUSED", error: e.error }),
               SponsorRefused: (e): ResultRow => ({ i, hash: innerHash, status: "REFUSED", error: e.error }),

@@ -3,6 +3,7 @@ import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { OrgId } from "../Domain/Ids.ts"
 import { deleteSome } from "../Sql/DeleteSome.ts"
+import { orUnavailable } from "../Sql/Errors.ts"
 
 /** One transaction of a batch run, as stored in the job's `items` (jsonb). */
 const JobItemRow = Schema.Struct({
@@ -56,21 +57,21 @@ export class JobRepo extends Effect.Service<JobRepo>()("Batches/JobRepo", {
     const create = (row: { id: string; orgId: OrgId; sessionSub: string; items: ReadonlyArray<JobItemRow> }, now: Date) =>
       sql`INSERT INTO batch_jobs ${
         sql.insert({ ...row, items: JSON.stringify(row.items), state: "queued", leaseUntil: now, createdAt: now })
-      }`.pipe(Effect.asVoid, Effect.orDie, Effect.withSpan("JobRepo.create"))
+      }`.pipe(Effect.asVoid, orUnavailable, Effect.withSpan("JobRepo.create"))
 
     const find = (orgId: OrgId, id: string) =>
       SqlSchema.findOne({
         Request: Schema.Void,
         Result: JobStatusRow,
         execute: () => sql`SELECT id, error, created_at FROM batch_jobs WHERE org_id = ${orgId} AND id = ${id}`
-      })(undefined).pipe(Effect.orDie, Effect.withSpan("JobRepo.find"))
+      })(undefined).pipe(orUnavailable, Effect.withSpan("JobRepo.find"))
 
     const results = (id: string) =>
       SqlSchema.findAll({
         Request: Schema.String,
         Result: ResultRow,
         execute: (id) => sql`SELECT i, hash, status, error FROM batch_job_results WHERE job_id = ${id} ORDER BY i`
-      })(id).pipe(Effect.orDie, Effect.withSpan("JobRepo.results"))
+      })(id).pipe(orUnavailable, Effect.withSpan("JobRepo.results"))
 
     /** Claims the oldest job nobody holds for `owner`, with SKIP LOCKED so instances never wait on each other. */
     const claim = (now: Date, until: Date, owner: string = instance) =>
@@ -84,25 +85,25 @@ export class JobRepo extends Effect.Service<JobRepo>()("Batches/JobRepo", {
               SELECT id FROM batch_jobs WHERE state <> 'done' AND lease_until < ${now}
               ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
             RETURNING ${columns}`
-      })(undefined).pipe(Effect.orDie, Effect.withSpan("JobRepo.claim"))
+      })(undefined).pipe(orUnavailable, Effect.withSpan("JobRepo.claim"))
 
     /** Renews the lease `owner` holds on a running job; one held by another is left alone. */
     const lease = (id: string, until: Date, owner: string = instance) =>
       sql`UPDATE batch_jobs SET lease_until = ${until} WHERE id = ${id} AND state = 'running' AND lease_owner = ${owner}`.pipe(
         Effect.asVoid,
-        Effect.orDie
+        orUnavailable
       )
 
     const record = (id: string, result: ResultRow) =>
       sql`INSERT INTO batch_job_results ${sql.insert({ jobId: id, ...result })} ON CONFLICT (job_id, i) DO NOTHING`.pipe(
         Effect.asVoid,
-        Effect.orDie
+        orUnavailable
       )
 
     const finish = (id: string, now: Date, error: string | null) =>
       sql`UPDATE batch_jobs SET state = 'done', finished_at = ${now}, error = ${error} WHERE id = ${id}`.pipe(
         Effect.asVoid,
-        Effect.orDie
+        orUnavailable
       )
 
     /** Gives a job `owner` stops working back to the queue at once, instead of when its lease lapses. */

@@ -4,7 +4,7 @@ import { Data, Effect, Option, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import { ContractorRecord, ContractorStatus } from "../Domain/Contractor.ts"
 import { ContractorId, type OrgId } from "../Domain/Ids.ts"
-import { isUniqueViolation } from "../Sql/Errors.ts"
+import { isUniqueViolation, orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
 import { keysetPage, type KeysetQuery } from "../Sql/KeysetPage.ts"
 
 /** The columns a contractor is written with (its rate as two columns). */
@@ -53,7 +53,7 @@ export class ContractorRepo extends Effect.Service<ContractorRepo>()("Contractor
 
     const uniqueAsDuplicate = <A, R>(effect: Effect.Effect<A, SqlError | ParseError, R>) =>
       Effect.catchTags(effect, {
-        SqlError: (e) => isUniqueViolation(e) ? Effect.fail(new DuplicateContractor()) : Effect.die(e),
+        SqlError: (e) => isUniqueViolation(e) ? Effect.fail(new DuplicateContractor()) : unavailableOrDie(e),
         ParseError: Effect.die
       })
 
@@ -74,7 +74,7 @@ export class ContractorRepo extends Effect.Service<ContractorRepo>()("Contractor
         Request: Schema.Void,
         Result: ContractorRecord,
         execute: () => sql`SELECT ${columns} FROM contractors WHERE org_id = ${orgId} AND id = ${id}`
-      })(undefined).pipe(Effect.orDie, Effect.withSpan("ContractorRepo.findById"))
+      })(undefined).pipe(orUnavailable, Effect.withSpan("ContractorRepo.findById"))
 
     /** Emails (lower-cased) and addresses of this organization that are already taken. */
     const taken = (orgId: OrgId, emails: ReadonlyArray<string>, addresses: ReadonlyArray<string>) =>
@@ -91,7 +91,7 @@ export class ContractorRepo extends Effect.Service<ContractorRepo>()("Contractor
           emails: new Set(rows.flatMap((r) => r.email === null ? [] : [r.email])),
           addresses: new Set(rows.flatMap((r) => r.address === null ? [] : [r.address]))
         })),
-        Effect.orDie,
+        orUnavailable,
         Effect.withSpan("ContractorRepo.taken")
       )
 
@@ -144,7 +144,7 @@ export class ContractorRepo extends Effect.Service<ContractorRepo>()("Contractor
             SELECT ${columns} FROM contractors
             WHERE (user_sub = ${sub} OR address = ${sub}) AND status <> 'inactive'
             ORDER BY created_at DESC LIMIT 20`
-      })(undefined).pipe(Effect.orDie, Effect.withSpan("ContractorRepo.linkedTo"))
+      })(undefined).pipe(orUnavailable, Effect.withSpan("ContractorRepo.linkedTo"))
 
     /** The statuses of those of `ids` that are contractors of the organization (inside a caller's transaction). */
     const statuses = (orgId: OrgId, ids: ReadonlyArray<ContractorId>) =>

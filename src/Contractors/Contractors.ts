@@ -17,6 +17,7 @@ import { type ContractorChanges, ContractorRepo } from "./ContractorRepo.ts"
 import { registeredColumns, Registrations } from "./Directory.ts"
 import { decodeCursor, toPage } from "../Http/Cursor.ts"
 import { ContractorInvites } from "./ContractorInvites.ts"
+import { orUnavailable } from "../Sql/Errors.ts"
 
 const duplicate = new Conflict({ error: "a contractor with this email or address already exists" })
 
@@ -146,7 +147,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
       const registered = yield* registrations.read(Option.getOrNull(current.address))
       if (Option.isNone(registered)) return Contractor.fromRecord(current)
       const updated = yield* repo.update(orgId, id, { status: "ready", ...registeredColumns(registered) }, yield* now, current.status)
-        .pipe(Effect.orDie)
+        .pipe(orUnavailable)
       return Contractor.fromRecord(Option.getOrElse(updated, () => current))
     })
 

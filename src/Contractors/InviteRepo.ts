@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { ContractorId, OrgId } from "../Domain/Ids.ts"
+import { orUnavailable } from "../Sql/Errors.ts"
 
 const OpenInvite = Schema.Struct({ orgId: OrgId, orgName: Schema.String, contractorId: ContractorId })
 export type OpenInvite = typeof OpenInvite.Type
@@ -32,7 +33,7 @@ export class InviteRepo extends Effect.Service<InviteRepo>()("Contractors/Invite
             WHERE contractor_id = ${invite.contractorId} AND accepted_at IS NULL AND revoked_at IS NULL`
         }
         yield* sql`INSERT INTO invites ${sql.insert({ ...invite })}`
-      }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("InviteRepo.issue"))
+      }).pipe(sql.withTransaction, orUnavailable, Effect.withSpan("InviteRepo.issue"))
 
     const findOpen = (tokenHash: Buffer, now: Date) =>
       SqlSchema.findOne({
@@ -43,7 +44,7 @@ export class InviteRepo extends Effect.Service<InviteRepo>()("Contractors/Invite
             SELECT i.org_id, o.name AS org_name, i.contractor_id
             FROM invites i JOIN orgs o ON o.id = i.org_id
             WHERE i.token_hash = ${tokenHash} AND i.accepted_at IS NULL AND i.revoked_at IS NULL AND i.expires_at > ${now}`
-      })(undefined).pipe(Effect.orDie, Effect.withSpan("InviteRepo.findOpen"))
+      })(undefined).pipe(orUnavailable, Effect.withSpan("InviteRepo.findOpen"))
 
     /**
      * The oldest `invited` contractor whose address or email (any case) is the claimant's, with its newest open
@@ -73,7 +74,7 @@ export class InviteRepo extends Effect.Service<InviteRepo>()("Contractors/Invite
       })
         ORDER BY c.created_at, c.id LIMIT 1`
       })(undefined).pipe(
-        Effect.orDie,
+        orUnavailable,
         Effect.withSpan("InviteRepo.findForClaimant")
       )
 
@@ -87,7 +88,7 @@ export class InviteRepo extends Effect.Service<InviteRepo>()("Contractors/Invite
             UPDATE invites SET accepted_at = ${now}, accepted_by = ${sub}
             WHERE token_hash = ${tokenHash} AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ${now}
             RETURNING org_id, contractor_id`
-      })(undefined).pipe(Effect.orDie, Effect.withSpan("InviteRepo.claim"))
+      })(undefined).pipe(orUnavailable, Effect.withSpan("InviteRepo.claim"))
 
     return { issue, findOpen, findForClaimant, claim } as const
   })

@@ -51,4 +51,52 @@ export class UpstreamUnavailable extends Schema.TaggedError<UpstreamUnavailable>
   HttpApiSchema.annotations({ status: 502 })
 ) {}
 
+/** The request body is over 256 KiB (decided from Content-Length before it is read, or while it arrives). */
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
+  "PayloadTooLarge",
+  { error: Schema.String },
+  HttpApiSchema.annotations({ status: 413 })
+) {}
+
+/** The request body is neither JSON (`application/json`, `application/*+json`) nor, where taken, a form. */
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()(
+  "UnsupportedMediaType",
+  { error: Schema.String },
+  HttpApiSchema.annotations({ status: 415 })
+) {}
+
+/** The request body did not arrive within 30 seconds. */
+export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()(
+  "RequestTimeout",
+  { error: Schema.String },
+  HttpApiSchema.annotations({ status: 408 })
+) {}
+
+/**
+ * The database cannot be reached (connections refused or broken, PostgreSQL shutting down, out of connection
+ * slots): the same request may succeed later; the answer carries `Retry-After`. Never carries the cause (it is
+ * logged once, as one warning line).
+ */
+export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()(
+  "ServiceUnavailable",
+  { error: Schema.String },
+  HttpApiSchema.annotations({ status: 503 })
+) {
+  /** What the database driver said, for the log only: not a schema field, so never encoded into an answer. */
+  declare readonly detail: string | undefined
+
+  static because(detail: string): ServiceUnavailable {
+    const error = new ServiceUnavailable({ error: "database unavailable" })
+    Object.defineProperty(error, "detail", { value: detail, enumerable: false })
+    return error
+  }
+}
+
+/** An unexpected failure: logged once with its cause under `requestId`, never described to the caller. */
+export class InternalError extends Schema.TaggedError<InternalError>()(
+  "InternalError",
+  { error: Schema.String, requestId: Schema.String },
+  HttpApiSchema.annotations({ status: 500 })
+) {}
+
 export const notFound = (what: string) => new NotFound({ error: `${what} not found` })

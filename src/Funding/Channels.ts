@@ -3,6 +3,7 @@ import type { Keypair } from "@stellar/stellar-sdk"
 import { Clock, Data, Duration, Effect, Option, Schedule, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { RateLimited } from "../Domain/Errors.ts"
+import { orUnavailable } from "../Sql/Errors.ts"
 
 /**
  * How long a grant waits for a free channel before it is turned away: about two testnet ledgers, in which a channel
@@ -46,7 +47,7 @@ export const makeChannels = (pool: ReadonlyArray<Keypair>, validitySeconds: numb
     const sql = yield* SqlClient.SqlClient
     const keys = new Map(pool.map((key) => [key.publicKey(), key]))
     const accounts = [...keys.keys()]
-    yield* sql`INSERT INTO channel_leases ${sql.insert(accounts.map((account) => ({ account })))} ON CONFLICT (account) DO NOTHING`.pipe(Effect.orDie)
+    yield* sql`INSERT INTO channel_leases ${sql.insert(accounts.map((account) => ({ account })))} ON CONFLICT (account) DO NOTHING`.pipe(orUnavailable)
     const local = yield* Effect.makeSemaphore(accounts.length)
 
     const take = (holder: string, now: Date, until: Date) =>
@@ -64,7 +65,7 @@ export const makeChannels = (pool: ReadonlyArray<Keypair>, validitySeconds: numb
               FOR UPDATE SKIP LOCKED
             )
             RETURNING account, sequence::text AS sequence`
-      })(undefined).pipe(Effect.orDie)
+      })(undefined).pipe(orUnavailable)
 
     const attempt = (holder: string) =>
       Effect.gen(function*() {

@@ -16,8 +16,8 @@ export class Liveness extends Schema.Class<Liveness>("Liveness")({
 }) {}
 
 /** Not ready: the database or Stellar RPC does not answer (`degraded`), or the instance is shutting down (`draining`). */
-export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()(
-  "ServiceUnavailable",
+export class NotReady extends Schema.TaggedError<NotReady>()(
+  "NotReady",
   {
     error: Schema.String,
     status: Schema.Literal("degraded", "draining"),
@@ -30,11 +30,11 @@ export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()
 
 export class HealthApi extends HttpApiGroup.make("health")
   .add(
-    HttpApiEndpoint.get("health", "/health").addSuccess(Health).addError(ServiceUnavailable)
+    HttpApiEndpoint.get("health", "/health").addSuccess(Health).addError(NotReady)
       .annotate(OpenApi.Description, "Readiness, as /health/ready")
   )
   .add(
-    HttpApiEndpoint.get("ready", "/health/ready").addSuccess(Health).addError(ServiceUnavailable)
+    HttpApiEndpoint.get("ready", "/health/ready").addSuccess(Health).addError(NotReady)
       .annotate(OpenApi.Description, "Readiness: 200 when the database and Stellar RPC answer, 503 otherwise or while shutting down")
   )
   .add(

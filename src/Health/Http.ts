@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import { Api } from "../Api.ts"
 import { DatabaseProbe } from "../Sql/DatabaseProbe.ts"
 import { RpcClient } from "../Stellar/RpcClient.ts"
-import { Health, Liveness, ServiceUnavailable } from "./Api.ts"
+import { Health, Liveness, NotReady } from "./Api.ts"
 import { Drain } from "./Drain.ts"
 
 const VERSION = "1.0.0"
@@ -25,11 +25,11 @@ export const HealthHttpLive = HttpApiBuilder.group(Api, "health", (handlers) =>
     const readiness = Effect.gen(function*() {
       const [db, rpcState] = yield* Effect.all([probe(database.ping), probe(rpcHealthy)], { concurrency: 2 })
       if (yield* drain.draining) {
-        return yield* new ServiceUnavailable({ error: "shutting down", status: "draining", version: VERSION, db, rpc: rpcState })
+        return yield* new NotReady({ error: "shutting down", status: "draining", version: VERSION, db, rpc: rpcState })
       }
       if (db === "unavailable" || rpcState === "unavailable") {
         const error = db === "unavailable" ? "database unavailable" : "Stellar RPC unavailable"
-        return yield* new ServiceUnavailable({ error, status: "degraded", version: VERSION, db, rpc: rpcState })
+        return yield* new NotReady({ error, status: "degraded", version: VERSION, db, rpc: rpcState })
       }
       return new Health({ status: "ok", version: VERSION, db, rpc: rpcState })
     })

@@ -1,5 +1,6 @@
 import { HttpApiBuilder, type HttpApp, HttpServerRespondable, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
+import { ServiceUnavailable } from "../Domain/Errors.ts"
 import { isConnectionError } from "../Sql/Errors.ts"
 import { databaseUnavailable, errorResponse } from "./ErrorBody.ts"
 
@@ -28,7 +29,13 @@ export const realDefects = (cause: Cause.Cause<unknown>) => [...Cause.defects(ca
 export const logDatabaseUnavailable = (message: string) =>
   Effect.logWarning("database unavailable").pipe(Effect.annotateLogs({ cause: message }))
 
-const outageOf = (cause: Cause.Cause<unknown>) => realDefects(cause).map(connectionFailure).find(Option.isSome)
+/** The database's outage behind a failure: the declared `ServiceUnavailable`, with what the driver said. */
+const unavailableFailure = (failure: unknown): Option.Option<{ readonly message: string }> =>
+  failure instanceof ServiceUnavailable ? Option.some({ message: failure.detail ?? failure.error }) : Option.none()
+
+const outageOf = (cause: Cause.Cause<unknown>) =>
+  [...Cause.failures(cause)].map(unavailableFailure).find(Option.isSome) ??
+    realDefects(cause).map(connectionFailure).find(Option.isSome)
 
 /** Once per request: an outage as one warning line; any other defect as an error with its cause. */
 export const logDefect = (cause: Cause.Cause<unknown>) => {
@@ -45,12 +52,17 @@ export const answerDefect = (cause: Cause.Cause<unknown>) =>
 
 /**
  * Around the router: defects leaving a handler are answered here, before the framework would turn them into a bare
- * 500. Typed failures (the API's errors, unknown routes, decode failures) pass on to the framework's encoding.
+ * 500. Typed failures (the API's errors, unknown routes, decode failures) pass on to the framework's encoding; the
+ * database's outage among them is logged here, once per request.
  */
 export const answerDefects = (app: HttpApp.Default): HttpApp.Default =>
-  Effect.catchAllCause(app, (cause) =>
-    Cause.isInterruptedOnly(cause) || realDefects(cause).length === 0 ? Effect.failCause(cause) : answerDefect(cause)
-  )
+  Effect.catchAllCause(app, (cause) => {
+    if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+    if (realDefects(cause).length > 0) return answerDefect(cause)
+    // The declared ServiceUnavailable is encoded by the framework (503); its one log line is written here.
+    const outage = [...Cause.failures(cause)].map(unavailableFailure).find(Option.isSome)
+    return outage === undefined ? Effect.failCause(cause) : Effect.zipRight(logDatabaseUnavailable(outage.value.message), Effect.failCause(cause))
+  })
 
 /** Provide to `HttpApiBuilder.serve`, like the CORS middleware. */
 export const DefectsLive = HttpApiBuilder.middleware(answerDefects)

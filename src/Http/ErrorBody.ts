@@ -20,8 +20,26 @@ const REASONS: Record<number, string> = {
 
 export const reasonFor = (status: number) => REASONS[status] ?? (status >= 500 ? "server error" : "request failed")
 
+/**
+ * The `_tag` of the error class the API declares for a status (Domain/Errors.ts), so that an answer made outside a
+ * handler (the body checks, the framework's decode failures, a defect) validates against the declared schema and
+ * the typed client decodes it as that error.
+ */
+const TAGS: Record<number, string> = {
+  400: "InvalidRequest",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "NotFound",
+  408: "RequestTimeout",
+  413: "PayloadTooLarge",
+  415: "UnsupportedMediaType",
+  429: "RateLimited",
+  500: "InternalError",
+  503: "ServiceUnavailable"
+}
+
 export const errorResponse = (status: number, error: string = reasonFor(status)) =>
-  HttpServerResponse.unsafeJson({ error }, { status })
+  HttpServerResponse.unsafeJson(TAGS[status] === undefined ? { error } : { _tag: TAGS[status], error }, { status })
 
 /** Seconds a client should wait before retrying while the database is unreachable. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5
@@ -60,7 +78,18 @@ const describeDecodeFailure = (body: { issues?: unknown; message?: unknown }): s
  * defects) and decode failures are rewritten here; our own errors already have that shape. A 500 also names the
  * request id, the key to its logged cause.
  */
+/** A 503 tells when to come back: the database's outage or a not-ready instance alike. */
+const withRetryAfter = (response: HttpServerResponse.HttpServerResponse) =>
+  response.status === 503 && response.headers["retry-after"] === undefined
+    ? HttpServerResponse.setHeader(response, "retry-after", String(DATABASE_RETRY_AFTER_SECONDS))
+    : response
+
 export const normalizeErrorBody = (
+  response: HttpServerResponse.HttpServerResponse,
+  requestId: string
+): HttpServerResponse.HttpServerResponse => withRetryAfter(rewritten(response, requestId))
+
+const rewritten = (
   response: HttpServerResponse.HttpServerResponse,
   requestId: string
 ): HttpServerResponse.HttpServerResponse => {
@@ -70,10 +99,17 @@ export const normalizeErrorBody = (
     ? parsed as { error?: unknown; issues?: unknown; message?: unknown }
     : undefined
   const withId = response.status === 500
-  if (typeof body?.error === "string" && (!withId || "requestId" in body)) return response
+  const tag = TAGS[response.status]
+  if (typeof body?.error === "string" && (!withId || "requestId" in body) && (tag === undefined || "_tag" in body)) {
+    return response
+  }
   const json = typeof body?.error === "string"
-    ? { ...body, requestId }
-    : { error: (body === undefined ? undefined : describeDecodeFailure(body)) ?? reasonFor(response.status), ...(withId ? { requestId } : {}) }
+    ? { ...(tag === undefined ? {} : { _tag: tag }), ...body, ...(withId ? { requestId } : {}) }
+    : {
+      ...(tag === undefined ? {} : { _tag: tag }),
+      error: (body === undefined ? undefined : describeDecodeFailure(body)) ?? reasonFor(response.status),
+      ...(withId ? { requestId } : {})
+    }
   const headers = Headers.remove(response.headers, ["content-type", "content-length"])
   return HttpServerResponse.unsafeJson(json, { status: response.status, headers })
 }

@@ -1,5 +1,6 @@
 import type { SqlError } from "@effect/sql/SqlError"
-import { Predicate } from "effect"
+import { Effect, Predicate } from "effect"
+import { ServiceUnavailable } from "../Domain/Errors.ts"
 
 const sqlState = (cause: unknown): string | undefined => {
   const code = typeof cause === "object" && cause !== null ? (cause as { code?: unknown }).code : undefined
@@ -53,3 +54,23 @@ export const isConnectionError = (error: unknown): boolean => {
   const state = sqlState(cause)
   return state !== undefined ? isUnavailableState(state) : isSocketFailure(cause)
 }
+
+/** What the driver said, for the log line: the cause's message when it has one. */
+const detailOf = (error: SqlError): string => {
+  const cause = error.cause as { message?: unknown } | undefined
+  return typeof cause?.message === "string" && cause.message.length > 0 ? cause.message : error.message
+}
+
+/**
+ * A SqlError as the API sees it: a connection-class one (the database is down) is the declared `ServiceUnavailable`
+ * (503, retried by clients and workers alike); any other is a defect (a query the server refused is a bug: 500).
+ */
+export const unavailableOrDie = (error: unknown): Effect.Effect<never, ServiceUnavailable> =>
+  isConnectionError(error) ? Effect.fail(ServiceUnavailable.because(detailOf(error as SqlError))) : Effect.die(error)
+
+/**
+ * `Effect.orDie` for repositories: every failure is a defect (a row that does not decode, a refused query) except
+ * the database going away, which stays a typed `ServiceUnavailable`.
+ */
+export const orUnavailable = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, ServiceUnavailable, R> =>
+  Effect.catchAll(self, unavailableOrDie)

@@ -1,7 +1,8 @@
 import type { SqlClient } from "@effect/sql"
 import { SqlSchema } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
-import { Effect, Option, Schema } from "effect"
+import { Option, Schema } from "effect"
+import { orUnavailable } from "./Errors.ts"
 
 export interface KeysetQuery {
   readonly limit: number
@@ -36,4 +37,4 @@ export const keysetPage = <A, I>(
         ])
       }
         ORDER BY created_at DESC, id DESC LIMIT ${query.limit + 1}`
-  })(undefined).pipe(Effect.orDie)
+  })(undefined).pipe(orUnavailable)

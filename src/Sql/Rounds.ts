@@ -1,4 +1,4 @@
-import { Cause, Duration, Effect, Exit } from "effect"
+import { Cause, Duration, Effect, Exit, Predicate } from "effect"
 import { isConnectionError } from "./Errors.ts"
 
 export interface RoundOptions {
@@ -19,9 +19,12 @@ export const backoff = (failures: number, options: RoundOptions): Duration.Durat
   return Duration.millis(Math.min(cap, base * 2 ** Math.min(failures - 1, 30)))
 }
 
-/** The failure (typed or a defect) is a connection-class SqlError: the database is down, the work can be retried. */
+/**
+ * The failure is the database being down (a typed `ServiceUnavailable`, or a connection-class SqlError as a failure
+ * or a defect): the work can be retried.
+ */
 export const databaseUnavailable = (cause: Cause.Cause<unknown>): boolean =>
-  [...Cause.failures(cause), ...Cause.defects(cause)].some(isConnectionError)
+  [...Cause.failures(cause), ...Cause.defects(cause)].some((e) => Predicate.isTagged(e, "ServiceUnavailable") || isConnectionError(e))
 
 const failedBecause = (cause: Cause.Cause<unknown>) => databaseUnavailable(cause) ? "database unavailable" : "failed"
 

@@ -1,9 +1,11 @@
 import { Clock, Effect, Match, Option } from "effect"
 import { PayoutLink } from "../Batches/PayoutLink.ts"
+import type { ServiceUnavailable } from "../Domain/Errors.ts"
 import { outcomeOf, TransferRejected, TransferResult, TransferTimeout } from "../Domain/Transfer.ts"
 import { countTransferOutcome } from "../Observability/Metrics.ts"
 import type { PollOutcome, SendOutcome } from "./Network.ts"
 import { IN_FLIGHT, type Submission, SubmissionRepo } from "./SubmissionRepo.ts"
+import { unavailableOrDie } from "../Sql/Errors.ts"
 
 /** Writes what the network said about a submission; every state change goes through here. */
 export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
@@ -19,7 +21,7 @@ export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
       row: Submission,
       to: "success" | "failed" | "rejected" | "expired",
       fields: { readonly resultCode?: string; readonly ledger?: number }
-    ): Effect.Effect<Option.Option<Submission>> =>
+    ): Effect.Effect<Option.Option<Submission>, ServiceUnavailable> =>
       Effect.gen(function*() {
         const now = new Date(yield* Clock.currentTimeMillis)
         const work = Effect.gen(function*() {
@@ -37,7 +39,7 @@ export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
         })
         // A lone state change needs no transaction of its own; one with follow-up writes does.
         const alone = row.payoutId === null && (to === "success" || to === "failed")
-        const moved = yield* (alone ? Effect.catchTag(work, "SqlError", Effect.die) : repo.atomically(work))
+        const moved = yield* (alone ? Effect.catchTag(work, "SqlError", unavailableOrDie) : repo.atomically(work))
         if (!moved) return Option.none()
         yield* countTransferOutcome(outcomeOf(to))
         return Option.some<Submission>({
@@ -53,7 +55,7 @@ export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
       Effect.logInfo(message).pipe(Effect.annotateLogs({ hash: row.outerHash, source: row.source }))
 
     /** What sending did to the submission: the final row when the network refused it. */
-    const afterSend = (row: Submission, outcome: SendOutcome): Effect.Effect<Option.Option<Submission>> =>
+    const afterSend = (row: Submission, outcome: SendOutcome): Effect.Effect<Option.Option<Submission>, ServiceUnavailable> =>
       Match.valueTags(outcome, {
         Accepted: () =>
           repo.transition(row.innerHash, ["pending"], "submitted").pipe(
@@ -69,7 +71,7 @@ export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
       })
 
     /** What the ledger said: the final row when this writer settled it. */
-    const afterPoll = (row: Submission, outcome: PollOutcome): Effect.Effect<Option.Option<Submission>> =>
+    const afterPoll = (row: Submission, outcome: PollOutcome): Effect.Effect<Option.Option<Submission>, ServiceUnavailable> =>
       Match.valueTags(outcome, {
         Landed: ({ ledger }) => finish(row, "success", ledger === undefined ? {} : { ledger }).pipe(Effect.tap(log(row, "transfer settled"))),
         Failed: ({ code, ledger }) =>

@@ -6,6 +6,7 @@ import type { OrgId } from "../Domain/Ids.ts"
 import { Submission, type SubmissionState } from "../Domain/Transfer.ts"
 import { FaucetRepo } from "../Funding/FaucetRepo.ts"
 import { deleteSome } from "../Sql/DeleteSome.ts"
+import { orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
 
 export type { Submission } from "../Domain/Transfer.ts"
 
@@ -85,7 +86,7 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
         return "created" as CreateOutcome
       }).pipe(
         sql.withTransaction,
-        Effect.catchTag("SqlError", Effect.die),
+        Effect.catchTag("SqlError", unavailableOrDie),
         Effect.withSpan("SubmissionRepo.create")
       )
 
@@ -94,7 +95,7 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
         Request: Schema.String,
         Result: Submission,
         execute: (hash) => sql`SELECT ${columns} FROM submissions WHERE inner_hash = ${hash} OR outer_hash = ${hash}`
-      })(hash).pipe(Effect.orDie, Effect.withSpan("SubmissionRepo.find"))
+      })(hash).pipe(orUnavailable, Effect.withSpan("SubmissionRepo.find"))
 
     /** The organization's submissions named by any of `hashes` (inner or outer). */
     const findMany = (orgId: OrgId, hashes: ReadonlyArray<string>) =>
@@ -106,10 +107,10 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
           execute: () =>
             sql`SELECT ${columns} FROM submissions
                 WHERE org_id = ${orgId} AND (inner_hash IN ${sql.in(hashes)} OR outer_hash IN ${sql.in(hashes)})`
-        })(undefined).pipe(Effect.orDie, Effect.withSpan("SubmissionRepo.findMany"))
+        })(undefined).pipe(orUnavailable, Effect.withSpan("SubmissionRepo.findMany"))
 
     /** Runs `effect` in one transaction (a state change and what follows from it). */
-    const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>) => sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die))
+    const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>) => sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", unavailableOrDie))
 
     /** Moves the submission on when it is still in one of `from`; false when another writer got there first. */
     const transition = (
@@ -125,7 +126,7 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
           WHERE inner_hash = ${innerHash} AND state IN ${sql.in(from)}
           RETURNING inner_hash`)).pipe(
         Effect.map((rows) => rows.length === 1),
-        Effect.orDie,
+        orUnavailable,
         Effect.withSpan("SubmissionRepo.transition", { attributes: { to } })
       )
 
@@ -134,21 +135,21 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
       sql`DELETE FROM sponsor_quota WHERE inner_hash = ${innerHash}`.pipe(
         Effect.zipRight(faucet.release(innerHash)),
         Effect.asVoid,
-        Effect.orDie
+        orUnavailable
       )
 
     /** Renews (or, with `until` now, releases) a lease this instance holds; one held by another is left alone. */
     const lease = (innerHash: string, until: Date, owner: string = instance) =>
       sql`UPDATE submissions SET lease_until = ${until} WHERE inner_hash = ${innerHash} AND lease_owner = ${owner}`.pipe(
         Effect.asVoid,
-        Effect.orDie
+        orUnavailable
       )
 
     /** Gives a lease this instance holds back at once, and forgets the reconciler's failures with it. */
     const release = (innerHash: string, now: Date, owner: string = instance) =>
       sql`UPDATE submissions SET lease_until = ${now}, reconcile_failures = 0 WHERE inner_hash = ${innerHash} AND lease_owner = ${owner}`.pipe(
         Effect.asVoid,
-        Effect.orDie
+        orUnavailable
       )
 
     /**
@@ -161,7 +162,7 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
           lease_until = ${now}::timestamptz + least(${Duration.toMillis(base)}::float8 * power(2, least(reconcile_failures, 30)),
             ${Duration.toMillis(max)}::float8) * interval '1 millisecond',
           reconcile_failures = reconcile_failures + 1
-        WHERE inner_hash = ${innerHash} AND lease_owner = ${owner}`.pipe(Effect.asVoid, Effect.orDie)
+        WHERE inner_hash = ${innerHash} AND lease_owner = ${owner}`.pipe(Effect.asVoid, orUnavailable)
 
     /** In-flight submissions nobody holds a lease on, leased to `owner` (this instance unless told). */
     const claimStale = (now: Date, until: Date, limit: number, owner: string = instance) =>
@@ -177,7 +178,7 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
               ORDER BY lease_until LIMIT ${limit}
               FOR UPDATE SKIP LOCKED)
             RETURNING ${columns}`
-      })(undefined).pipe(Effect.orDie, Effect.withSpan("SubmissionRepo.claimStale"))
+      })(undefined).pipe(orUnavailable, Effect.withSpan("SubmissionRepo.claimStale"))
 
     /** Deletes up to `limit` quota reservations made before `before` (outside the quota window, so spent). */
     const pruneQuota = (before: Date, limit: number) =>

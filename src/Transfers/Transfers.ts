@@ -1,5 +1,5 @@
 import { type FeeBumpTransaction, StrKey, type Transaction } from "@stellar/stellar-sdk"
-import { Clock, DateTime, Duration, Effect, Either, Exit, Fiber, Option, Schedule } from "effect"
+import { Clock, Data, DateTime, Duration, Effect, Either, Exit, Fiber, Option, Schedule } from "effect"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Account } from "../Auth/Account.ts"
 import { PayoutLink } from "../Batches/PayoutLink.ts"
@@ -18,6 +18,9 @@ import { type QuotaReservation, Sponsor } from "./Sponsor.ts"
 import type { Submitter } from "./Submitter.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+/** The submission followed is not final yet (or not recorded yet): looked up again. */
+class NotFinal extends Data.TaggedError("NotFinal")<{ readonly row: Option.Option<Submission> }> {}
 
 /** POST /transfer: check, fee-bump, persist, submit, follow to the ledger. */
 export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers", {
@@ -110,10 +113,10 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
         const budget = Duration.millis(Math.max(0, deadline.getTime() - (yield* Clock.currentTimeMillis)))
         return yield* repo.find(innerHash).pipe(
           Effect.flatMap((row) =>
-            Option.isSome(row) && FINAL_STATES.includes(row.value.state) ? Effect.succeed(row.value) : Effect.fail(row)
+            Option.isSome(row) && FINAL_STATES.includes(row.value.state) ? Effect.succeed(row.value) : Effect.fail(new NotFinal({ row }))
           ),
-          Effect.retry(followSchedule(budget)),
-          Effect.catchAll((row) => Option.isSome(row) ? Effect.succeed(row.value) : Effect.dieMessage("submission vanished"))
+          Effect.retry({ schedule: followSchedule(budget), while: (e) => e._tag === "NotFinal" }),
+          Effect.catchTag("NotFinal", ({ row }) => Option.isSome(row) ? Effect.succeed(row.value) : Effect.dieMessage("submission vanished"))
         )
       })
 
@@ -222,7 +225,8 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
       if (Option.isNone(row)) return yield* notFound("transfer")
       const s = row.value
       const mine = s.sessionSub === session.sub ||
-        (s.orgId !== null && Option.contains(yield* Effect.option(account.employerOrg(session)), s.orgId))
+        (s.orgId !== null &&
+          Option.contains(yield* account.employerOrg(session).pipe(Effect.asSome, Effect.catchTag("Forbidden", () => Effect.succeedNone)), s.orgId))
       if (!mine) return yield* notFound("transfer")
       return new TransferStatus({
         hash: s.outerHash,

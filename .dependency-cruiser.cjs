@@ -1,0 +1,53 @@
+// Imports run one way (issue 15 §2): infrastructure below features, features without cycles between them.
+// Run by `npm run lint:deps` (and so by `npm test` and CI).
+const FEATURES = "^src/(Auth|Orgs|Contractors|Batches|Transfers|Funding|Health|Withdrawals|Events|Webhooks)/"
+const INFRASTRUCTURE = "^src/(Sql|Http|Stellar|Observability|Domain)/|^src/Config\\.ts$"
+const COMPOSITION = "^src/(App|Launch|main|StartFailure|client|PayrollClient|Housekeeping)\\.ts$"
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "infrastructure-imports-no-feature",
+      comment: "Sql, Http, Stellar, Observability, Domain and Config never import a feature (nor the composition root)",
+      severity: "error",
+      from: { path: INFRASTRUCTURE },
+      to: { path: [FEATURES, COMPOSITION, "^src/Api\\.ts$"] }
+    },
+    {
+      name: "features-do-not-import-the-composition-root",
+      comment: "only main/Launch compose the app; a feature reaches another through an interface App.ts wires",
+      severity: "error",
+      from: { path: FEATURES },
+      to: { path: COMPOSITION }
+    },
+    {
+      name: "only-handlers-import-the-api",
+      comment: "a feature's Http.ts implements the whole HttpApi (the HttpApi pattern); nothing else in a feature needs it",
+      severity: "error",
+      from: { path: FEATURES, pathNot: "/Http\\.ts$" },
+      to: { path: "^src/Api\\.ts$" }
+    },
+    {
+      name: "no-folder-cycles",
+      comment: "features do not import each other in cycles (the root folder, where Api.ts and App.ts compose them, aside)",
+      severity: "error",
+      scope: "folder",
+      from: { path: "^src/[^/]+$" },
+      to: { path: "^src/[^/]+$", circular: true }
+    },
+    {
+      name: "no-module-cycles",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { circular: true }
+    }
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    // TypeScript 7 (the native compiler) has no JavaScript API for dependency-cruiser to parse with: SWC does.
+    parser: "swc",
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { extensions: [".ts", ".js"] }
+  }
+}
