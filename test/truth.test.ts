@@ -114,6 +114,33 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 20 }), { excludeTestServices: true }
       expect([payout?.status, Option.getOrNull(payout!.hash)]).toEqual(["settled", landed.hash])
     }))
 
+  it.effect("one account's transfers left unsent by an RPC outage are resent in sequence order and all land", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const { wallet, token } = yield* walletEmployer(app)
+      const client = yield* api(app, token)
+      const sequence = app.rpc.account(wallet.publicKey())!.sequence
+      const signed = [0n, 1n, 2n].map((k) => innerTransfer(app, wallet, { sequence: sequence + k }))
+      app.rpc.setFault({ kind: "http500" }, { methods: ["sendTransaction"] })
+      const { jobId } = yield* client.batchRuns.start({ payload: new BatchRun({ transactions: signed.map((signedXDR) => new JobItem({ signedXDR })) }) })
+      const poll = client.batchRuns.poll({ path: { jobId } })
+      const recorded = yield* poll.pipe(
+        Effect.filterOrFail((job) => job.results.length === 3, () => "not every item has a result yet"),
+        Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("15 seconds"))),
+        Effect.ensuring(Effect.sync(() => app.rpc.setFault(null)))
+      )
+      expect(recorded.results.map((r) => r.status)).toEqual(["ERROR", "ERROR", "ERROR"])
+      const done = yield* poll.pipe(
+        Effect.filterOrFail((job) => job.results.every((r) => r.status === "SUCCESS"), (job) => job),
+        Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("15 seconds"))),
+        Effect.orElse(() => poll)
+      )
+      expect(done.results.map((r) => r.status)).toEqual(["SUCCESS", "SUCCESS", "SUCCESS"])
+      const landed = app.rpc.transactions.filter((t) => t.source === wallet.publicKey() && t.status === "SUCCESS")
+      expect(landed).toHaveLength(3)
+      expect(landed.every((t) => t.sends.every((send) => send.errorCode !== "txBadSeq"))).toBe(true)
+    }))
+
   it.effect("getTransaction answers whose XDR the SDK cannot decode still settle, SUCCESS and FAILED alike", () =>
     Effect.gen(function*() {
       const app = yield* TestApp

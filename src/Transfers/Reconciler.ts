@@ -10,6 +10,21 @@ import { Settle } from "./Settle.ts"
 import { type Submission, SubmissionRepo } from "./SubmissionRepo.ts"
 
 /**
+ * The round's submissions by source account, each account's in sequence-number order: resent concurrently, a later
+ * one would reach the network first and fail txBadSeq.
+ */
+const inSequence = (rows: ReadonlyArray<Submission>, networkPassphrase: string) => {
+  const accounts = new Map<string, Array<{ row: Submission; tx: FeeBumpTransaction; sequence: bigint }>>()
+  for (const row of rows) {
+    const tx = new FeeBumpTransaction(row.envelope, networkPassphrase)
+    const group = accounts.get(row.source) ?? []
+    group.push({ row, tx, sequence: BigInt(tx.innerTransaction.sequence) })
+    accounts.set(row.source, group)
+  }
+  return [...accounts.values()].map((group) => group.sort((a, b) => (a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : 0)))
+}
+
+/**
  * Settles submissions nobody is driving: in flight when an instance stopped, or past a 504. Runs at start-up and
  * then every RECONCILE_INTERVAL in every instance; leases keep two instances off the same submission. A failed round
  * (the database down) is retried after a bounded backoff; a draining instance takes no new submissions.
@@ -35,23 +50,23 @@ export const ReconcilerLive = Layer.scopedDiscard(
 
     /**
      * Final, or provably gone (the ledger closed past its maxTime without it), settles it; a transaction never
-     * accepted is sent again while it still can land. Nothing is decided by the local clock. Fails when the network
-     * could not be asked or its answer could not be read.
+     * accepted is sent again while it still can land and `mayResend` allows. Nothing is decided by the local clock.
+     * True once the submission is final; fails when the network could not be asked or its answer could not be read.
      */
-    const settleOne = (row: Submission) =>
+    const settleOne = (row: Submission, tx: FeeBumpTransaction, mayResend: boolean) =>
       Effect.gen(function*() {
         const outcome = yield* network.check(row.outerHash, row.maxTime.getTime() / 1000)
-        if (outcome._tag !== "NotYet") return yield* settle.afterPoll(row, outcome)
+        if (outcome._tag !== "NotYet") return yield* Effect.as(settle.afterPoll(row, outcome), true)
         const deadline = new Date(row.maxTime.getTime() + Duration.toMillis(pollMargin))
-        if (row.state === "pending" && (yield* Clock.currentTimeMillis) < deadline.getTime()) {
-          const tx = new FeeBumpTransaction(row.envelope, networkPassphrase)
+        if (mayResend && row.state === "pending" && (yield* Clock.currentTimeMillis) < deadline.getTime()) {
           const sent = yield* network.send(tx, deadline, { resend: true })
-          yield* settle.afterSend(row, sent)
+          const refused = yield* settle.afterSend(row, sent)
           if (sent._tag === "Unreachable" || sent._tag === "Unreadable") {
             return yield* new RpcError({ method: "sendTransaction", message: sent.message })
           }
+          return Option.isSome(refused)
         }
-        return Option.none()
+        return false
       })
 
     /**
@@ -59,13 +74,14 @@ export const ReconcilerLive = Layer.scopedDiscard(
      * cannot be read, a bug) is logged and it waits longer before the next try; the round goes on. Only the database
      * going away fails the round, which then backs off as a whole.
      */
-    const reconcile = (row: Submission) =>
-      settleOne(row).pipe(
+    const reconcile = (row: Submission, tx: FeeBumpTransaction, mayResend: boolean) =>
+      settleOne(row, tx, mayResend).pipe(
+        Effect.tap(() => release(row)),
         Effect.matchCauseEffect({
-          onSuccess: () => release(row),
+          onSuccess: (final) => Effect.succeed(final),
           onFailure: (cause) =>
             Cause.isInterruptedOnly(cause)
-              ? release(row)
+              ? Effect.as(release(row), false)
               : databaseUnavailable(cause)
               ? Effect.failCause(cause)
               : Effect.zipRight(
@@ -74,10 +90,12 @@ export const ReconcilerLive = Layer.scopedDiscard(
                   onNone: () => Effect.logError("reconciler failed on the transfer", cause)
                 }),
                 retryLater(row)
-              )
+              ).pipe(Effect.as(false))
         }),
         Effect.catchAllCause((cause) =>
-          databaseUnavailable(cause) ? Effect.failCause(cause) : Effect.logWarning("could not record the reconciler's round on a submission", cause)),
+          databaseUnavailable(cause)
+            ? Effect.failCause(cause)
+            : Effect.as(Effect.logWarning("could not record the reconciler's round on a submission", cause), false)),
         Effect.annotateLogs({ hash: row.outerHash, source: row.source })
       )
 
@@ -85,7 +103,15 @@ export const ReconcilerLive = Layer.scopedDiscard(
       if (yield* drain.draining) return
       const now = yield* Clock.currentTimeMillis
       const rows = yield* repo.claimStale(new Date(now), new Date(now + leaseFor), 50)
-      yield* Effect.forEach(rows, reconcile, { concurrency: 8, discard: true })
+      yield* Effect.forEach(inSequence(rows, networkPassphrase), (account) =>
+        Effect.gen(function*() {
+          // An account's transactions apply in sequence order: one that is not final holds back the sends after it.
+          let mayResend = true
+          for (const { row, tx } of account) {
+            const final = yield* reconcile(row, tx, mayResend)
+            if (!final) mayResend = false
+          }
+        }), { concurrency: 8, discard: true })
     }).pipe(Effect.withSpan("Reconciler.round"))
 
     yield* repeatRounds("reconciler", round, {
