@@ -3,6 +3,7 @@ import { AccountApi } from "./Auth/AccountApi.ts"
 import { AuthApi } from "./Auth/Api.ts"
 import { ContractorsApi } from "./Contractors/Api.ts"
 import {
+  HeadersTooLarge,
   InternalError,
   InvalidRequest,
   PayloadTooLarge,
@@ -29,10 +30,11 @@ export class Api extends HttpApi.make("payroll")
   .add(FundingApi)
   .add(WithdrawalsApi)
   .add(AuditorApi)
-  // Answers any operation can give, whoever makes them: the body checks before the router (400, 408, 413, 415),
-  // the database going away (503) and an unexpected failure (500).
+  // Answers any operation can give, whoever makes them: Node's HTTP parser (400, 408, 431), the body checks before
+  // the router (400, 408, 413, 415), the database going away (503) and an unexpected failure (500).
   .addError(InvalidRequest)
   .addError(RequestTimeout)
+  .addError(HeadersTooLarge)
   .addError(PayloadTooLarge)
   .addError(UnsupportedMediaType)
   .addError(ServiceUnavailable)

@@ -5,7 +5,8 @@ import { Conflict, Forbidden, NotFound } from "../Domain/Errors.ts"
 import { CreateOrg, Me, Org, OrgInvitation } from "../Domain/Session.ts"
 import { Authentication } from "./Security.ts"
 
-const inviteToken = HttpApiSchema.param("token", Schema.String.pipe(Schema.maxLength(200)))
+/** At most 100 characters: the router answers 404 for a longer path segment before any schema runs. */
+const inviteToken = HttpApiSchema.param("token", Schema.String.pipe(Schema.maxLength(100)))
 
 export class AccountApi extends HttpApiGroup.make("account")
   .add(

@@ -72,6 +72,13 @@ export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()(
   HttpApiSchema.annotations({ status: 408 })
 ) {}
 
+/** The request head is over 16 KiB (Node's parser refuses it before any route runs). */
+export class HeadersTooLarge extends Schema.TaggedError<HeadersTooLarge>()(
+  "HeadersTooLarge",
+  { error: Schema.String },
+  HttpApiSchema.annotations({ status: 431 })
+) {}
+
 /**
  * The database cannot be reached (connections refused or broken, PostgreSQL shutting down, out of connection
  * slots): the same request may succeed later; the answer carries `Retry-After`. Never carries the cause (it is

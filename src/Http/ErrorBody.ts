@@ -34,12 +34,17 @@ const TAGS: Record<number, string> = {
   413: "PayloadTooLarge",
   415: "UnsupportedMediaType",
   429: "RateLimited",
+  431: "HeadersTooLarge",
   500: "InternalError",
   503: "ServiceUnavailable"
 }
 
+/** The body of an error answer: `{_tag, error}` (just `{error}` for a status no error class declares). */
+export const errorBody = (status: number, error: string = reasonFor(status)) =>
+  TAGS[status] === undefined ? { error } : { _tag: TAGS[status], error }
+
 export const errorResponse = (status: number, error: string = reasonFor(status)) =>
-  HttpServerResponse.unsafeJson(TAGS[status] === undefined ? { error } : { _tag: TAGS[status], error }, { status })
+  HttpServerResponse.unsafeJson(errorBody(status, error), { status })
 
 /** Seconds a client should wait before retrying while the database is unreachable. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5

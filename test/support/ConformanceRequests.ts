@@ -1,0 +1,134 @@
+import { Keypair } from "@stellar/stellar-sdk"
+import { Effect } from "effect"
+import { generateKeyPair } from "jose"
+import { randomUUID } from "node:crypto"
+import type { ConformanceFixtures } from "./ConformanceFixtures.ts"
+import { innerTransfer } from "./Transfer.ts"
+import { privyToken } from "./Privy.ts"
+
+const privyStranger = await generateKeyPair("ES256")
+
+/** A request the document allows, with what a correct service answers to it. */
+export interface ValidRequest {
+  readonly token?: string
+  readonly params?: Readonly<Record<string, string>>
+  readonly query?: Readonly<Record<string, string>>
+  readonly json?: unknown
+  readonly expect: number
+}
+
+type Recipe = (fx: ConformanceFixtures, employer: { readonly token: string }) => Effect.Effect<ValidRequest>
+
+const ok = (request: Omit<ValidRequest, "expect">, expect = 200): ValidRequest => ({ ...request, expect })
+const at = (request: Omit<ValidRequest, "expect">, expect = 200) => Effect.succeed(ok(request, expect))
+const unique = () => randomUUID().slice(0, 8)
+
+/**
+ * How to make a valid request of each operation, by `METHOD /path` as the document names it. Each prepares what
+ * it stands on first (through the service, so the database must be up), and returns a request that is only sent
+ * later. An operation of the document missing here fails the suite.
+ */
+export const validRequests: Readonly<Record<string, Recipe>> = {
+  "GET /health": () => at({}),
+  "GET /health/ready": () => at({}),
+  "GET /health/live": () => at({}),
+  "GET /auth/sep10/challenge": () => at({ query: { account: Keypair.random().publicKey() } }),
+  "POST /auth/sep10/verify": (fx) =>
+    Effect.map(fx.signedChallenge("/auth/sep10/challenge"), (transaction) => ok({ json: { transaction } })),
+  "GET /auth": () => at({ query: { account: Keypair.random().publicKey() } }),
+  "POST /auth": (fx) => Effect.map(fx.signedChallenge("/auth"), (transaction) => ok({ json: { transaction } })),
+  "POST /auth/privy": () => Effect.map(privyToken({ sub: `did:privy:${unique()}` }), (token) => ok({ json: { token } })),
+  "GET /.well-known/stellar.toml": () => at({}),
+  "GET /me": (_, e) => at({ token: e.token }),
+  "POST /orgs": (fx) => Effect.map(fx.session(), (token) => ok({ token, json: { name: "Conformance Org" } })),
+  "POST /orgs/invites": (_, e) => at({ token: e.token }),
+  "POST /orgs/join/{token}": (fx, e) =>
+    Effect.zipWith(fx.orgInvite(e.token), fx.session(), (invite, token) => ok({ token, params: { token: invite } })),
+  "POST /invites/{token}/accept": (fx, e) =>
+    Effect.zipWith(fx.contractorInvite(e.token), fx.session(), (invite, token) => ok({ token, params: { token: invite }, json: {} })),
+  "POST /contractors": (_, e) =>
+    at({ token: e.token, json: { name: "Ada Lovelace", email: `ada-${unique()}@example.com`, rate: { amount: "1500", currency: "USDC" } } }),
+  "GET /contractors": (_, e) => at({ token: e.token, query: { limit: "10" } }),
+  "POST /contractors/bulk": (_, e) =>
+    at({ token: e.token, json: { rows: [{ name: "Grace Hopper", email: `grace-${unique()}@example.com`, amount: 1200.5 }, { name: "", email: "bad" }] } }),
+  "GET /contractors/{id}": (fx, e) => Effect.map(fx.readyContractor(e.token), ({ id }) => ok({ token: e.token, params: { id } })),
+  "PATCH /contractors/{id}": (fx, e) =>
+    Effect.map(fx.invitedContractor(e.token), ({ id }) => ok({ token: e.token, params: { id }, json: { name: "Renamed" } })),
+  "POST /contractors/{id}/invites": (fx, e) => Effect.map(fx.invitedContractor(e.token), ({ id }) => ok({ token: e.token, params: { id } })),
+  "POST /contractors/{id}/check": (fx, e) => Effect.map(fx.readyContractor(e.token), ({ id }) => ok({ token: e.token, params: { id } })),
+  "POST /transfer": (fx) =>
+    Effect.map(fx.payer(), ({ token, wallet }) => ok({ token, json: { signedXDR: innerTransfer(fx.app, wallet) } })),
+  "GET /transfers/{hash}": (fx) => Effect.map(fx.landedTransfer(), ({ employer, hash }) => ok({ token: employer.token, params: { hash } })),
+  "POST /batches": (_, e) => at({ token: e.token, json: { name: "December" } }),
+  "GET /batches": (_, e) => at({ token: e.token, query: { limit: "10" } }),
+  "GET /batches/{id}": (fx, e) => Effect.map(fx.batchWithPayout(e.token), ({ batchId }) => ok({ token: e.token, params: { id: batchId } })),
+  "DELETE /batches/{id}": (fx, e) => Effect.map(fx.draftBatch(e.token), (id) => ok({ token: e.token, params: { id } }, 204)),
+  "POST /batches/{id}/ready": (fx, e) => Effect.map(fx.batchWithPayout(e.token), ({ batchId }) => ok({ token: e.token, params: { id: batchId } })),
+  "GET /batches/{id}/payouts": (fx) =>
+    Effect.gen(function*() {
+      const { batchId, employerToken } = yield* fx.paidContractor()
+      return ok({ token: employerToken, params: { id: batchId } })
+    }),
+  "POST /batches/{id}/payouts": (fx, e) =>
+    Effect.zipWith(fx.draftBatch(e.token), fx.readyContractor(e.token), (id, contractor) =>
+      ok({ token: e.token, params: { id }, json: { contractorIds: [contractor.id] } })),
+  "DELETE /batches/{id}/payouts/{payoutId}": (fx, e) =>
+    Effect.map(fx.batchWithPayout(e.token), ({ batchId, payoutId }) => ok({ token: e.token, params: { id: batchId, payoutId } }, 204)),
+  "POST /batch": (fx) =>
+    Effect.map(fx.payer(), ({ token, wallet }) => ok({ token, json: { transactions: [{ signedXDR: innerTransfer(fx.app, wallet) }] } })),
+  "GET /batch/{jobId}": (fx) => Effect.map(fx.job(), ({ jobId, token }) => ok({ token, params: { jobId } })),
+  "GET /contractor/payouts": (fx) =>
+    Effect.gen(function*() {
+      const { wallet } = yield* fx.paidContractor()
+      return ok({ token: yield* fx.session(wallet) })
+    }),
+  "GET /funding/vault": (fx) => Effect.map(fx.session(), (token) => ok({ token })),
+  "POST /funding/faucet": (fx) => Effect.map(fx.session(), (token) => ok({ token, json: {} })),
+  "POST /withdraw": (fx) => Effect.map(fx.session(), (token) => ok({ token }, 501)),
+  "POST /auditor/disclose": (fx) => Effect.map(fx.session(), (token) => ok({ token }, 501))
+}
+
+type Refusal = (fx: ConformanceFixtures, employer: { readonly token: string }) => Effect.Effect<ReadonlyArray<readonly [string, ValidRequest]>>
+
+const refused = (kind: string, request: ValidRequest) => [[kind, request] as const]
+
+/**
+ * Requests the document allows that the service refuses by its rules (409, 422, 429): their answers reach the
+ * handlers' own errors, which must validate as well. By operation; any operation may have none.
+ */
+export const refusedRequests: Readonly<Record<string, Refusal>> = {
+  "POST /auth/sep10/verify": (fx) =>
+    Effect.map(fx.setUp("GET", `/auth/sep10/challenge?account=${Keypair.random().publicKey()}`), (challenge) =>
+      refused("challenge not signed by the account", ok({ json: { transaction: challenge.transaction } }, 400))),
+  "POST /auth/privy": () =>
+    Effect.map(privyToken({ key: privyStranger.privateKey }), (token) => refused("Privy token signed by another key", ok({ json: { token } }, 401))),
+  "POST /orgs": (_, e) => Effect.succeed(refused("already in an organization", ok({ token: e.token, json: { name: "Second Org" } }, 409))),
+  "POST /contractors": (fx, e) =>
+    Effect.gen(function*() {
+      const email = `dup-${unique()}@example.com`
+      yield* fx.setUp("POST", "/contractors", e.token, { name: "First", email })
+      return refused("duplicate email", ok({ token: e.token, json: { name: "Second", email: email.toUpperCase() } }, 409))
+    }),
+  "PATCH /contractors/{id}": (fx, e) =>
+    Effect.map(fx.invitedContractor(e.token), ({ id }) => refused("illegal status move", ok({ token: e.token, params: { id }, json: { status: "ready" } }, 409))),
+  "POST /contractors/{id}/invites": (fx, e) =>
+    Effect.map(fx.readyContractor(e.token), ({ id }) => refused("contractor not invited", ok({ token: e.token, params: { id } }, 409))),
+  "DELETE /batches/{id}": (fx, e) => Effect.map(fx.readyBatch(e.token), (id) => refused("batch not a draft", ok({ token: e.token, params: { id } }, 409))),
+  "POST /batches/{id}/ready": (fx, e) => Effect.map(fx.draftBatch(e.token), (id) => refused("batch without payouts", ok({ token: e.token, params: { id } }, 409))),
+  "POST /batches/{id}/payouts": (fx, e) =>
+    Effect.zipWith(fx.draftBatch(e.token), fx.invitedContractor(e.token), (id, contractor) =>
+      refused("contractor not ready", ok({ token: e.token, params: { id }, json: { contractorIds: [contractor.id] } }, 409))),
+  "POST /transfer": (fx) =>
+    Effect.map(fx.payer(), ({ token, wallet }) => [
+      ["inner fee over SPONSOR_MAX_INNER_FEE", ok({ token, json: { signedXDR: innerTransfer(fx.app, wallet, { fee: 100_000_000 }) } }, 422)],
+      ["not confidential_transfer", ok({ token, json: { signedXDR: innerTransfer(fx.app, wallet, { fn: "transfer" }) } }, 422)],
+      ["not a transaction envelope", ok({ token, json: { signedXDR: "AAAA" } }, 400)]
+    ] as const),
+  "POST /funding/faucet": (fx) =>
+    Effect.gen(function*() {
+      const token = yield* fx.session()
+      const address = Keypair.random().publicKey()
+      yield* fx.faucetGrant(token, address)
+      return refused("second grant within 24 hours", ok({ token, json: { address } }, 429))
+    })
+}
