@@ -1,5 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
-import { AccountApi } from "./Auth/AccountApi.ts"
+import { OrgsApi } from "./Orgs/Api.ts"
 import { AuthApi } from "./Auth/Api.ts"
 import { ContractorsApi } from "./Contractors/Api.ts"
 import {
@@ -21,7 +21,7 @@ import { AuditorApi, WithdrawalsApi } from "./Withdrawals/Api.ts"
 export class Api extends HttpApi.make("payroll")
   .add(HealthApi)
   .add(AuthApi)
-  .add(AccountApi)
+  .add(OrgsApi)
   .add(ContractorsApi)
   .add(TransfersApi)
   .add(BatchesApi)

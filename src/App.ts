@@ -1,10 +1,10 @@
-import { FetchHttpClient, HttpApiBuilder, HttpApiSwagger } from "@effect/platform"
-import { type ConfigError, Layer } from "effect"
+import { FetchHttpClient, HttpApi, HttpApiBuilder, HttpApiSwagger } from "@effect/platform"
+import { type ConfigError, Effect, Layer } from "effect"
 import { Api } from "./Api.ts"
-import { Account } from "./Auth/Account.ts"
+import { Organizations } from "./Orgs/Organizations.ts"
 import { OperationalKeys } from "./Auth/Keys.ts"
-import { OrgRepo } from "./Auth/OrgRepo.ts"
-import { AccountHttpLive } from "./Auth/AccountHttp.ts"
+import { OrgRepo } from "./Orgs/OrgRepo.ts"
+import { OrgsHttpLive } from "./Orgs/Http.ts"
 import { AuthHttpLive } from "./Auth/Http.ts"
 import { Privy } from "./Auth/Privy.ts"
 import { AuthenticationLive, SignInRateLimitLive } from "./Auth/SecurityLive.ts"
@@ -20,6 +20,7 @@ import { BatchesHttpLive, BatchRunsHttpLive, ContractorPortalHttpLive } from "./
 import { BatchRepo } from "./Batches/BatchRepo.ts"
 import { PayoutLink } from "./Batches/PayoutLink.ts"
 import { ContractorInvites } from "./Contractors/ContractorInvites.ts"
+import { ContractorRolesLive } from "./Contractors/Roles.ts"
 import { ContractorRepo } from "./Contractors/ContractorRepo.ts"
 import { Contractors } from "./Contractors/Contractors.ts"
 import { Registrations } from "./Contractors/Directory.ts"
@@ -29,10 +30,11 @@ import { FriendbotBootstrapLive } from "./Funding/Bootstrap.ts"
 import { Funding } from "./Funding/Funding.ts"
 import { FaucetRepo } from "./Funding/FaucetRepo.ts"
 import { FundingHttpLive } from "./Funding/Http.ts"
-import { Drain, trackRequests } from "./Health/Drain.ts"
+import { Drain, trackRequests } from "./Http/Drain.ts"
 import { HealthHttpLive } from "./Health/Http.ts"
+import { routeTable } from "./Http/RequestTarget.ts"
 import { serverMiddleware } from "./Http/ServerMiddleware.ts"
-import { HousekeepingLive } from "./Sql/Housekeeping.ts"
+import { HousekeepingLive } from "./Housekeeping.ts"
 import { DatabaseLive } from "./Sql/Migrations.ts"
 import { DefectsLive } from "./Http/Defects.ts"
 import { CorsLive } from "./Observability/Cors.ts"
@@ -44,6 +46,7 @@ import { TransfersHttpLive } from "./Transfers/Http.ts"
 import { ReconcilerLive } from "./Transfers/Reconciler.ts"
 import { Transfers } from "./Transfers/Transfers.ts"
 import { Network } from "./Transfers/Network.ts"
+import { SettlementHooks } from "./Transfers/SettlementHooks.ts"
 import { Settle } from "./Transfers/Settle.ts"
 import { SubmissionRepo } from "./Transfers/SubmissionRepo.ts"
 import { ConfidentialToken } from "./Stellar/ConfidentialToken.ts"
@@ -54,7 +57,7 @@ import { AuditorHttpLive, WithdrawalsHttpLive } from "./Withdrawals/Http.ts"
 const HandlersLive = Layer.mergeAll(
   HealthHttpLive,
   AuthHttpLive,
-  AccountHttpLive,
+  OrgsHttpLive,
   ContractorsHttpLive,
   TransfersHttpLive,
   BatchesHttpLive,
@@ -75,6 +78,24 @@ export const ExternalLive = Layer.mergeAll(
 export type External = Layer.Layer<OperationalKeys | RpcClient, ConfigError.ConfigError>
 
 /**
+ * What follows from a transfer's life in other features, wired here so that Transfers imports neither: its payout
+ * (Batches: the payout, its batch's counters, the contractor's lastPaidAt) and its faucet grant (Funding).
+ */
+export const SettlementHooksLive = Layer.effect(
+  SettlementHooks,
+  Effect.gen(function*() {
+    const payouts = yield* PayoutLink
+    const faucet = yield* FaucetRepo
+    return {
+      checkPayout: payouts.check,
+      submitted: payouts.markSubmitted,
+      settled: payouts.markFinal,
+      released: faucet.release
+    }
+  })
+)
+
+/**
  * Every service, each built once from its `DefaultWithoutDependencies` and given what it needs here, in layers from
  * the repositories up to the background workers; `external` supplies the keys and the Stellar RPC client.
  */
@@ -91,7 +112,7 @@ export const servicesOn = (external: External) => {
     Drain.Default
   )
   const Records = Layer.mergeAll(
-    SubmissionRepo.DefaultWithoutDependencies,
+    SubmissionRepo.Default,
     PayoutLink.DefaultWithoutDependencies,
     ContractorPayouts.DefaultWithoutDependencies,
     Batches.DefaultWithoutDependencies,
@@ -101,13 +122,15 @@ export const servicesOn = (external: External) => {
     Network.DefaultWithoutDependencies,
     ConfidentialToken.DefaultWithoutDependencies
   )
+  const Hooks = SettlementHooksLive
   const Rules = Layer.mergeAll(
     Settle.DefaultWithoutDependencies,
     Sep10.DefaultWithoutDependencies,
     Privy.DefaultWithoutDependencies,
     Registrations.DefaultWithoutDependencies
   )
-  const Accounts = Layer.mergeAll(Account.DefaultWithoutDependencies, Contractors.DefaultWithoutDependencies)
+  const Roles = ContractorRolesLive
+  const Accounts = Layer.mergeAll(Organizations.DefaultWithoutDependencies, Contractors.DefaultWithoutDependencies)
   const Submissions = Layer.mergeAll(Transfers.DefaultWithoutDependencies, BatchRuns.DefaultWithoutDependencies)
   const Edge = Layer.mergeAll(
     Funding.DefaultWithoutDependencies,
@@ -122,7 +145,9 @@ export const servicesOn = (external: External) => {
   return Edge.pipe(
     Layer.provideMerge(Submissions),
     Layer.provideMerge(Accounts),
+    Layer.provideMerge(Roles),
     Layer.provideMerge(Rules),
+    Layer.provideMerge(Hooks),
     Layer.provideMerge(Records),
     Layer.provideMerge(Tables),
     Layer.provideMerge(external)
@@ -131,12 +156,19 @@ export const servicesOn = (external: External) => {
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive))
 
+/** Every route the process serves: the Api's endpoints and, beside them, the OpenAPI document, the docs and metrics. */
+export const routes = routeTable((() => {
+  const paths = ["/openapi.json", "/docs", "/metrics"]
+  HttpApi.reflect(Api, { onGroup: () => undefined, onEndpoint: ({ endpoint }) => void paths.push(endpoint.path) })
+  return paths
+})())
+
 /**
  * One service instance on `server` and whatever database is provided. The server layer is built last, after every
  * service and route: its socket opens only once the app can answer, so no early request waits unanswered.
  */
 export const instanceOn = <ROut, E, RIn>(server: Layer.Layer<ROut, E, RIn>, external: External = ExternalLive) =>
-  HttpApiBuilder.serve((app) => trackRequests(serverMiddleware(app))).pipe(
+  HttpApiBuilder.serve((app) => trackRequests(serverMiddleware(routes)(app))).pipe(
     Layer.provideMerge(server),
     Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),

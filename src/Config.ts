@@ -1,7 +1,7 @@
 import { StrKey } from "@stellar/stellar-sdk"
 import { Config, ConfigError, Duration, Either, Option } from "effect"
 import { isIP } from "node:net"
-import { isProxyEntry } from "./Auth/ClientAddress.ts"
+import { isProxyEntry } from "./Http/ClientAddress.ts"
 import { DatabaseConfig } from "./Sql/DatabaseConfig.ts"
 
 const DEFAULT_PASSPHRASE = "Test SDF Network ; September 2015"

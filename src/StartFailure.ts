@@ -1,5 +1,6 @@
 import { Cause, ConfigError, Data, Effect, Option } from "effect"
 import { EmbeddedDatabaseError } from "./Sql/Embedded.ts"
+import { messageChain } from "./Observability/MessageChain.ts"
 
 /** A start that cannot go on, said in the words of the setting at fault and what fixes it. */
 export class StartError extends Data.TaggedError("StartError")<{
@@ -20,18 +21,6 @@ const configProblems = (error: ConfigError.ConfigError): ReadonlyArray<string> =
   }
 }
 
-/** An error and the errors it wraps, as one line (`PgClient: Failed to connect: connect ECONNREFUSED 127.0.0.1:5432`). */
-export const messageChain = (error: unknown): string => {
-  const messages: Array<string> = []
-  for (let at: unknown = error; at !== undefined && messages.length < 5; at = (at as { cause?: unknown }).cause) {
-    const message = at instanceof Error || (typeof at === "object" && at !== null && "message" in at)
-      ? String((at as { message: unknown }).message)
-      : String(at)
-    if (message !== "" && !messages.some((seen) => seen.includes(message))) messages.push(message)
-    if (typeof at !== "object" || at === null) break
-  }
-  return messages.join(": ")
-}
 
 /**
  * What to tell the operator when the start fails. A refused setting or a known obstacle is its message alone; an

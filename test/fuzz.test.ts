@@ -4,7 +4,8 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import { randomUUID } from "node:crypto"
 import { Agent, request as httpRequest } from "node:http"
-import { matchRoute, originForm, splitTarget } from "../src/Http/RequestTarget.ts"
+import { routes } from "../src/App.ts"
+import { originForm, splitTarget } from "../src/Http/RequestTarget.ts"
 import { call } from "./support/Client.ts"
 import { unreadableEnvelopes } from "./support/HostileEnvelopes.ts"
 import { CONFIDENTIAL_TOKEN, TestApp, TestAppLive, type TestAppShape } from "./support/TestApp.ts"
@@ -129,7 +130,7 @@ afterAll(() => {
 
 const check = async (app: TestAppShape, sent: Sent) => {
   const answer = await send(app.url, sent)
-  const key = `${sent.method} ${matchRoute(splitTarget(originForm(sent.target) ?? "").path).route} ${answer.status}`
+  const key = `${sent.method} ${routes.match(splitTarget(originForm(sent.target) ?? "").path).route} ${answer.status}`
   stats.set(key, (stats.get(key) ?? 0) + 1)
   const path = sent.target.replace(/^[a-z]+:\/\/[^/]*/i, "")
   const designed = answer.status === 501 && NOT_IMPLEMENTED.test(path)

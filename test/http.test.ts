@@ -13,7 +13,8 @@ import { appOn } from "../src/App.ts"
 import { makeClient } from "../src/client.ts"
 import { answerMalformedRequests } from "../src/Http/ClientErrors.ts"
 import { DefectsLive } from "../src/Http/Defects.ts"
-import { matchRoute, originForm, splitTarget } from "../src/Http/RequestTarget.ts"
+import { routes } from "../src/App.ts"
+import { originForm, splitTarget } from "../src/Http/RequestTarget.ts"
 import { serverMiddleware } from "../src/Http/ServerMiddleware.ts"
 import { httpRequests } from "../src/Observability/Metrics.ts"
 import { isConnectionError, isUniqueViolation } from "../src/Sql/Errors.ts"
@@ -340,7 +341,7 @@ layer(TestAppLive())("HTTP surface", (it) => {
 
 
 describe("route labels", () => {
-  const label = (target: string) => matchRoute(splitTarget(originForm(target) ?? "").path).route
+  const label = (target: string) => routes.match(splitTarget(originForm(target) ?? "").path).route
   it("never carry tokens, ids or query strings, whatever the form of the target", () => {
     expect(label("/invites/s3cr3t-token/accept")).toBe("/invites/:token/accept")
     expect(label("http://payroll.test/invites/s3cr3t-token/accept")).toBe("/invites/:token/accept")
@@ -567,7 +568,7 @@ const ProbeLive = HttpApiBuilder.group(ProbeApi, "probe", (handlers) =>
 const probeServer = (withDefects: boolean) =>
   Effect.gen(function*() {
     const { lines, logger } = capturingLogger()
-    const served = HttpApiBuilder.serve(serverMiddleware).pipe(
+    const served = HttpApiBuilder.serve(serverMiddleware(routes)).pipe(
       Layer.provide(withDefects ? DefectsLive : Layer.empty),
       Layer.provide(HttpApiBuilder.api(ProbeApi).pipe(Layer.provide(ProbeLive))),
       Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })),

@@ -3,7 +3,9 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
+import { SettlementHooksLive } from "../src/App.ts"
 import { PayoutLink } from "../src/Batches/PayoutLink.ts"
+import { FaucetRepo } from "../src/Funding/FaucetRepo.ts"
 import type { OrgId } from "../src/Domain/Ids.ts"
 import { DatabaseLive } from "../src/Sql/Migrations.ts"
 import { PollOutcome } from "../src/Transfers/Network.ts"
@@ -18,7 +20,8 @@ const Database = Layer.unwrapScoped(
 ).pipe(Layer.provide(Reactivity.layer))
 
 const SettleOnDatabase = Settle.DefaultWithoutDependencies.pipe(
-  Layer.provideMerge(Layer.mergeAll(SubmissionRepo.Default, PayoutLink.Default)),
+  Layer.provideMerge(SettlementHooksLive),
+  Layer.provideMerge(Layer.mergeAll(SubmissionRepo.Default, PayoutLink.Default, FaucetRepo.Default)),
   Layer.provideMerge(Database),
   Layer.merge(Logger.minimumLogLevel(LogLevel.Warning))
 )

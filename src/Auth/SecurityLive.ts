@@ -2,7 +2,7 @@ import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import { AuthLimitsConfig, ClientAddressConfig } from "../Config.ts"
 import { RateLimited } from "../Domain/Errors.ts"
-import { clientAddress, clientNetwork, TrustedProxies } from "./ClientAddress.ts"
+import { clientAddress, clientNetwork, TrustedProxies } from "../Http/ClientAddress.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 import { Authentication, SignInRateLimit } from "./Security.ts"
 import { SessionVerifier } from "./SessionVerifier.ts"

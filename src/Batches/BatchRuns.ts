@@ -1,15 +1,15 @@
 import { StrKey, TransactionBuilder, type Transaction } from "@stellar/stellar-sdk"
 import { Cause, Clock, Duration, Effect, Exit, FiberSet, Layer, Match, Metric, Option, Queue, Schedule } from "effect"
 import { randomUUID } from "node:crypto"
-import { Account } from "../Auth/Account.ts"
-import { OrgRepo } from "../Auth/OrgRepo.ts"
+import { Organizations } from "../Orgs/Organizations.ts"
+import { OrgRepo } from "../Orgs/OrgRepo.ts"
 import { OperationsConfig, StellarConfig, SubmissionConfig } from "../Config.ts"
 import { BatchJob, type BatchRun, JobAccepted, JobResult } from "../Domain/Batch.ts"
 import { NotFound } from "../Domain/Errors.ts"
 import type { OrgId } from "../Domain/Ids.ts"
 import type { Session } from "../Domain/Session.ts"
 import { TransferRequest } from "../Domain/Transfer.ts"
-import { Drain } from "../Health/Drain.ts"
+import { Drain } from "../Http/Drain.ts"
 import { batchQueueDepth } from "../Observability/Metrics.ts"
 import { databaseUnavailable, repeatRounds } from "../Sql/Rounds.ts"
 import { requireWallet, Submitter } from "../Transfers/Submitter.ts"
@@ -63,7 +63,7 @@ export const plan = (items: ReadonlyArray<JobItemRow>, networkPassphrase: string
 export class BatchRuns extends Effect.Service<BatchRuns>()("Batches/BatchRuns", {
   effect: Effect.gen(function*() {
     const jobs = yield* JobRepo
-    const account = yield* Account
+    const orgs = yield* Organizations
     const submissions = yield* SubmissionRepo
     const wake = yield* Queue.sliding<void>(1)
 
@@ -91,7 +91,7 @@ export class BatchRuns extends Effect.Service<BatchRuns>()("Batches/BatchRuns", 
 
     const start = Effect.fn("BatchRuns.start")(function*(session: Session, run: BatchRun) {
       yield* requireWallet(session)
-      const orgId = yield* account.employerOrg(session)
+      const orgId = yield* orgs.employerOrg(session)
       const id = randomUUID()
       const items = run.transactions.map((t) => ({ signedXDR: t.signedXDR, ...(t.payoutId === undefined ? {} : { payoutId: t.payoutId }) }))
       yield* jobs.create({ id, orgId, sessionSub: session.sub, items }, new Date(yield* Clock.currentTimeMillis))
@@ -115,7 +115,7 @@ export class BatchRuns extends Effect.Service<BatchRuns>()("Batches/BatchRuns", 
 
     return { start, poll, wake } as const
   }),
-  dependencies: [JobRepo.Default, Account.Default, SubmissionRepo.Default]
+  dependencies: [JobRepo.Default, Organizations.Default, SubmissionRepo.Default]
 }) {}
 
 type SubmitError = Effect.Effect.Error<ReturnType<Transfers["submit"]>>

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api.ts"
-import { Account } from "../Auth/Account.ts"
+import { Organizations } from "../Orgs/Organizations.ts"
 import { CurrentSession } from "../Domain/Session.ts"
 import { BatchRuns } from "./BatchRuns.ts"
 import { Batches } from "./Batches.ts"
@@ -10,7 +10,7 @@ import { ContractorPayouts } from "./ContractorPayouts.ts"
 export const BatchesHttpLive = HttpApiBuilder.group(Api, "batches", (handlers) =>
   Effect.gen(function*() {
     const batches = yield* Batches
-    const { asEmployer } = yield* Account
+    const { asEmployer } = yield* Organizations
     return handlers
       .handle("create", ({ payload }) => asEmployer((org) => batches.create(org, payload.name)))
       .handle("list", ({ urlParams }) => asEmployer((org) => batches.list(org, urlParams)))
@@ -25,7 +25,7 @@ export const BatchesHttpLive = HttpApiBuilder.group(Api, "batches", (handlers) =
 export const BatchRunsHttpLive = HttpApiBuilder.group(Api, "batchRuns", (handlers) =>
   Effect.gen(function*() {
     const runs = yield* BatchRuns
-    const { asEmployer } = yield* Account
+    const { asEmployer } = yield* Organizations
     return handlers
       .handle("start", ({ payload }) => Effect.flatMap(CurrentSession, (s) => runs.start(s, payload)))
       .handle("poll", ({ path }) => asEmployer((org) => runs.poll(org, path.jobId)))

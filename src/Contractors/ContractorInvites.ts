@@ -1,7 +1,7 @@
 import { Effect, Option, Redacted } from "effect"
 import { createHmac, hkdfSync, randomUUID } from "node:crypto"
 import { OperationalKeys } from "../Auth/Keys.ts"
-import { hashToken, INVITE_TTL_MS } from "../Auth/InviteToken.ts"
+import { hashToken, INVITE_TTL_MS } from "../Orgs/InviteToken.ts"
 import type { ContractorId, OrgId } from "../Domain/Ids.ts"
 import { InviteRepo } from "./InviteRepo.ts"
 

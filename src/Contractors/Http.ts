@@ -1,13 +1,13 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Clock, Effect } from "effect"
 import { Api } from "../Api.ts"
-import { Account } from "../Auth/Account.ts"
+import { Organizations } from "../Orgs/Organizations.ts"
 import { Contractors } from "./Contractors.ts"
 
 export const ContractorsHttpLive = HttpApiBuilder.group(Api, "contractors", (handlers) =>
   Effect.gen(function*() {
     const contractors = yield* Contractors
-    const { asEmployer } = yield* Account
+    const { asEmployer } = yield* Organizations
     return handlers
       .handle("create", ({ payload }) => asEmployer((org) => contractors.create(org, payload)))
       .handle("bulk", ({ payload }) => asEmployer((org) => contractors.bulk(org, payload.rows)))

@@ -4,7 +4,7 @@ import { Api } from "../Api.ts"
 import { DatabaseProbe } from "../Sql/DatabaseProbe.ts"
 import { RpcClient } from "../Stellar/RpcClient.ts"
 import { Health, Liveness, NotReady } from "./Api.ts"
-import { Drain } from "./Drain.ts"
+import { Drain } from "../Http/Drain.ts"
 
 const VERSION = "1.0.0"
 

@@ -1,5 +1,3 @@
-import { HttpApi } from "@effect/platform"
-import { Api } from "../Api.ts"
 import { type TextIssue, textProblem } from "../Domain/Text.ts"
 
 /** `scheme://authority` at the start of an absolute-form request target (RFC 9112 §3.2.2). */
@@ -22,15 +20,6 @@ export const splitTarget = (target: string) => {
   return q === -1 ? { path: target, query: "" } : { path: target.slice(0, q), query: target.slice(q + 1) }
 }
 
-/** Served beside the Api's endpoints (App.ts): the OpenAPI document, the docs page and the metrics. */
-const EXTRA_ROUTES = ["/openapi.json", "/docs", "/metrics"]
-
-const collectPaths = () => {
-  const paths = new Set<string>(EXTRA_ROUTES)
-  HttpApi.reflect(Api, { onGroup: () => undefined, onEndpoint: ({ endpoint }) => void paths.add(endpoint.path) })
-  return [...paths]
-}
-
 interface Template {
   readonly path: string
   readonly segments: ReadonlyArray<string>
@@ -42,14 +31,6 @@ const labelOf = (segment: string) =>
   !segment.startsWith(":") ? segment : /token/i.test(segment) ? ":token" : /hash/i.test(segment) ? ":hash" : ":id"
 
 const params = (segments: ReadonlyArray<string>) => segments.filter((s) => s.startsWith(":")).length
-
-/** Fewer parameters first, so that a static segment wins over a parameter as in the router (`/contractors/bulk`). */
-const TEMPLATES: ReadonlyArray<Template> = collectPaths()
-  .map((path) => {
-    const segments = path.split("/").slice(1)
-    return { path, segments, label: `/${segments.map(labelOf).join("/")}` }
-  })
-  .sort((a, b) => params(a.segments) - params(b.segments))
 
 const decode = (segment: string) => {
   try {
@@ -71,15 +52,31 @@ export const UNMATCHED = "unmatched"
 /** The router's own limit (find-my-way's `maxParamLength`): a longer parameter matches no route. */
 const MAX_PARAM_LENGTH = 100
 
+/** Which route template a path falls under, whatever the method (the label is the same for every method). */
+export interface RouteTable {
+  readonly match: (path: string) => RouteMatch
+}
+
 /**
- * Which route template a path falls under, whatever the method (the label is the same for every method). Matched as
- * the platform's router matches: duplicate and trailing slashes ignored, static segments in any case.
+ * The route table of `paths` (route templates, `/batches/:id/payouts`), matched as the platform's router matches:
+ * duplicate and trailing slashes ignored, static segments in any case, fewer parameters first so that a static
+ * segment wins over a parameter (`/contractors/bulk`). The composition root makes it from the Api.
  */
-export const matchRoute = (path: string): RouteMatch => {
+export const routeTable = (paths: Iterable<string>): RouteTable => {
+  const templates: ReadonlyArray<Template> = [...new Set(paths)]
+    .map((path) => {
+      const segments = path.split("/").slice(1)
+      return { path, segments, label: `/${segments.map(labelOf).join("/")}` }
+    })
+    .sort((a, b) => params(a.segments) - params(b.segments))
+  return { match: (path) => matchIn(templates, path) }
+}
+
+const matchIn = (templates: ReadonlyArray<Template>, path: string): RouteMatch => {
   const collapsed = path.replace(/\/{2,}/g, "/")
   const trimmed = collapsed.length > 1 && collapsed.endsWith("/") ? collapsed.slice(0, -1) : collapsed
   const segments = trimmed.split("/").slice(1).map(decode)
-  for (const template of TEMPLATES) {
+  for (const template of templates) {
     if (template.segments.length !== segments.length) continue
     const fits = template.segments.every((t, i) => {
       const segment = segments[i]!

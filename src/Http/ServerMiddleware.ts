@@ -9,7 +9,7 @@ import { errorResponse, normalizeErrorBody } from "./ErrorBody.ts"
 import { isJsonMediaType, parseJsonBody } from "./JsonBody.ts"
 import { readBounded } from "./ReadBody.ts"
 import { requestIdOf } from "./RequestId.ts"
-import { findUrlTextIssue, matchRoute, originForm, type RouteMatch, splitTarget, UNMATCHED } from "./RequestTarget.ts"
+import { findUrlTextIssue, originForm, type RouteMatch, type RouteTable, splitTarget, UNMATCHED } from "./RequestTarget.ts"
 import { withSecurityHeaders } from "./SecurityHeaders.ts"
 
 /** SEP-10's token step may be posted as a form, as stock wallets do. */
@@ -82,13 +82,13 @@ const checkRequest = (request: HttpServerRequest.HttpServerRequest, target: stri
  * path; bodies and URLs checked (above); every answer, the app's or ours, given `{error}` bodies, security headers,
  * one access-log line and its metrics. A defect the app did not answer is logged here once.
  */
-export const serverMiddleware = (app: HttpApp.Default): HttpApp.Default =>
+export const serverMiddleware = (routes: RouteTable) => (app: HttpApp.Default): HttpApp.Default =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const requestId = requestIdOf(request.headers)
     const started = Date.now()
     const target = originForm(request.url)
-    const match: RouteMatch = target === undefined ? { route: UNMATCHED, segments: [] } : matchRoute(splitTarget(target).path)
+    const match: RouteMatch = target === undefined ? { route: UNMATCHED, segments: [] } : routes.match(splitTarget(target).path)
     const authenticated = request.headers["authorization"] !== undefined
     let answered: HttpServerResponse.HttpServerResponse | undefined
 

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import { StellarConfig } from "../Config.ts"
-import { messageChain } from "../StartFailure.ts"
+import { messageChain } from "../Observability/MessageChain.ts"
 import { RpcClient } from "./RpcClient.ts"
 
 /** Where the RPC is, without what its path or query may carry (a provider's API key). */

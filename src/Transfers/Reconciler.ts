@@ -1,7 +1,7 @@
 import { FeeBumpTransaction } from "@stellar/stellar-sdk"
 import { Cause, Clock, Duration, Effect, Layer, Metric, Option } from "effect"
 import { OperationsConfig, StellarConfig, SubmissionConfig } from "../Config.ts"
-import { Drain } from "../Health/Drain.ts"
+import { Drain } from "../Http/Drain.ts"
 import { reconcilerRounds } from "../Observability/Metrics.ts"
 import { databaseUnavailable, repeatRounds } from "../Sql/Rounds.ts"
 import { RpcError } from "../Stellar/RpcClient.ts"

@@ -1,9 +1,9 @@
 import { Clock, Effect, Match, Option } from "effect"
-import { PayoutLink } from "../Batches/PayoutLink.ts"
 import type { ServiceUnavailable } from "../Domain/Errors.ts"
 import { outcomeOf, TransferRejected, TransferResult, TransferTimeout } from "../Domain/Transfer.ts"
 import { countTransferOutcome } from "../Observability/Metrics.ts"
 import type { PollOutcome, SendOutcome } from "./Network.ts"
+import { SettlementHooks } from "./SettlementHooks.ts"
 import { IN_FLIGHT, type Submission, SubmissionRepo } from "./SubmissionRepo.ts"
 import { unavailableOrDie } from "../Sql/Errors.ts"
 
@@ -11,7 +11,7 @@ import { unavailableOrDie } from "../Sql/Errors.ts"
 export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
   effect: Effect.gen(function*() {
     const repo = yield* SubmissionRepo
-    const payouts = yield* PayoutLink
+    const hooks = yield* SettlementHooks
 
     /**
      * Moves the submission and, when it pays a payout, the payout with it, in one transaction. The row as it now
@@ -27,9 +27,12 @@ export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
         const work = Effect.gen(function*() {
           const moved = yield* repo.transition(row.innerHash, IN_FLIGHT, to, fields, now)
           if (!moved) return false
-          if (to === "rejected" || to === "expired") yield* repo.releaseQuota(row.innerHash)
+          if (to === "rejected" || to === "expired") {
+            yield* repo.releaseQuota(row.innerHash)
+            yield* hooks.released(row.innerHash)
+          }
           if (row.payoutId !== null) {
-            yield* payouts.markFinal(
+            yield* hooks.settled(
               row.payoutId,
               to === "success" ? { settled: true } : { settled: false, error: fields.resultCode ?? to },
               now
@@ -85,7 +88,7 @@ export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
 
     return { afterSend, afterPoll } as const
   }),
-  dependencies: [SubmissionRepo.Default, PayoutLink.Default]
+  dependencies: [SubmissionRepo.Default]
 }) {}
 
 /** The HTTP answer for a submission in its current state. */

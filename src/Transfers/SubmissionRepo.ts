@@ -4,7 +4,6 @@ import { Clock, Duration, Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import type { OrgId } from "../Domain/Ids.ts"
 import { Submission, type SubmissionState } from "../Domain/Transfer.ts"
-import { FaucetRepo } from "../Funding/FaucetRepo.ts"
 import { deleteSome } from "../Sql/DeleteSome.ts"
 import { orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
 
@@ -33,7 +32,6 @@ const Created = Schema.Struct({ existed: Schema.Boolean, created: Schema.Boolean
 export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/SubmissionRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const faucet = yield* FaucetRepo
     const columns = sql.literal(COLUMNS)
     /** This instance, as the owner of the leases it takes. */
     const instance = randomUUID()
@@ -130,10 +128,9 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
         Effect.withSpan("SubmissionRepo.transition", { attributes: { to } })
       )
 
-    /** A transaction that never reached the ledger gives its quota (or faucet grant) back. */
+    /** A transaction that never reached the ledger gives its quota back (what it reserved elsewhere: SettlementHooks). */
     const releaseQuota = (innerHash: string) =>
       sql`DELETE FROM sponsor_quota WHERE inner_hash = ${innerHash}`.pipe(
-        Effect.zipRight(faucet.release(innerHash)),
         Effect.asVoid,
         orUnavailable
       )
@@ -195,6 +192,5 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
       }).pipe(Effect.withSpan("SubmissionRepo.pruneFinal"))
 
     return { create, find, findMany, transition, releaseQuota, lease, release, retryLater, claimStale, atomically, pruneQuota, pruneFinal } as const
-  }),
-  dependencies: [FaucetRepo.Default]
+  })
 }) {}

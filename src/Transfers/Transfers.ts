@@ -1,8 +1,7 @@
 import { type FeeBumpTransaction, StrKey, type Transaction } from "@stellar/stellar-sdk"
 import { Clock, Data, DateTime, Duration, Effect, Either, Exit, Fiber, Option, Schedule } from "effect"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Account } from "../Auth/Account.ts"
-import { PayoutLink } from "../Batches/PayoutLink.ts"
+import { Organizations } from "../Orgs/Organizations.ts"
 import { StellarConfig, SubmissionConfig } from "../Config.ts"
 import { Conflict, InvalidRequest, notFound, UpstreamUnavailable } from "../Domain/Errors.ts"
 import type { OrgId } from "../Domain/Ids.ts"
@@ -12,6 +11,7 @@ import { countSponsorRefusal } from "../Observability/Metrics.ts"
 import { RpcClient } from "../Stellar/RpcClient.ts"
 import { checkSources, decodeInner, envelopeXdr, txHashHex, validSigners } from "./Envelope.ts"
 import { followSchedule, Network, PollOutcome } from "./Network.ts"
+import { SettlementHooks } from "./SettlementHooks.ts"
 import { answerFor, Settle } from "./Settle.ts"
 import { FINAL_STATES, type Submission, SubmissionRepo } from "./SubmissionRepo.ts"
 import { type QuotaReservation, Sponsor } from "./Sponsor.ts"
@@ -28,13 +28,13 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
     const { networkPassphrase } = yield* StellarConfig
     const { pollMargin, reconcileInterval } = yield* SubmissionConfig
     const leaseFor = Duration.times(reconcileInterval, 3)
-    const account = yield* Account
+    const orgs = yield* Organizations
     const sponsor = yield* Sponsor
     const repo = yield* SubmissionRepo
     const network = yield* Network
     const settle = yield* Settle
     const rpc = yield* RpcClient
-    const payouts = yield* PayoutLink
+    const hooks = yield* SettlementHooks
 
     /** The envelope must carry a valid signature of its source (or one of its signers) for this network. */
     const signedForThisNetwork = (tx: Transaction) =>
@@ -142,7 +142,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
           return yield* new InvalidRequest({ error: "the transaction carries no valid signature of its source for this network" })
         }
         const call = yield* sponsor.check(tx, at)
-        if (request.payoutId !== undefined) yield* payouts.check(submitter.orgId, request.payoutId, call.to)
+        if (request.payoutId !== undefined) yield* hooks.checkPayout(submitter.orgId, request.payoutId, call.to)
         return call
       }))
       if (Either.isLeft(checked)) {
@@ -163,7 +163,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
         quota: sponsor.reservation(at),
         link: request.payoutId === undefined
           ? Effect.void
-          : payouts.markSubmitted(request.payoutId, txHashHex(fee), at)
+          : hooks.submitted(request.payoutId, txHashHex(fee), at)
       })
     })
 
@@ -226,7 +226,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
       const s = row.value
       const mine = s.sessionSub === session.sub ||
         (s.orgId !== null &&
-          Option.contains(yield* account.employerOrg(session).pipe(Effect.asSome, Effect.catchTag("Forbidden", () => Effect.succeedNone)), s.orgId))
+          Option.contains(yield* orgs.employerOrg(session).pipe(Effect.asSome, Effect.catchTag("Forbidden", () => Effect.succeedNone)), s.orgId))
       if (!mine) return yield* notFound("transfer")
       return new TransferStatus({
         hash: s.outerHash,
@@ -243,6 +243,6 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
 
     return { submit, execute, status } as const
   }),
-  dependencies: [Account.Default, PayoutLink.Default, Sponsor.Default, SubmissionRepo.Default, Network.Default, Settle.Default, RpcClient.Default]
+  dependencies: [Organizations.Default, Sponsor.Default, SubmissionRepo.Default, Network.Default, Settle.Default, RpcClient.Default]
 }) {}
 

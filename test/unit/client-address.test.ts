@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import { BlockList, isIP } from "node:net"
-import { canonicalIp, clientNetwork } from "../../src/Auth/ClientAddress.ts"
+import { canonicalIp, clientNetwork } from "../../src/Http/ClientAddress.ts"
 
 const hextet = fc.integer({ min: 0, max: 0xffff })
 const address = fc.array(hextet, { minLength: 8, maxLength: 8 })

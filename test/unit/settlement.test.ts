@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Account, Keypair, Networks, Operation, TransactionBuilder } from "@stellar/stellar-sdk"
 import { Duration, Effect, Exit, Fiber, Layer, TestClock } from "effect"
-import { PayoutLink } from "../../src/Batches/PayoutLink.ts"
 import type { OrgId } from "../../src/Domain/Ids.ts"
 import type { SubmissionState } from "../../src/Domain/Transfer.ts"
 import { Network, PollOutcome, SendOutcome } from "../../src/Transfers/Network.ts"
+import { SettlementHooks } from "../../src/Transfers/SettlementHooks.ts"
 import { answerFor, Settle } from "../../src/Transfers/Settle.ts"
 import { Sponsor } from "../../src/Transfers/Sponsor.ts"
 import { type Submission, SubmissionRepo } from "../../src/Transfers/SubmissionRepo.ts"
@@ -148,13 +148,14 @@ const SubmissionRepoTest = Layer.succeed(
   } as unknown as SubmissionRepo)
 )
 
-const PayoutLinkTest = Layer.succeed(
-  PayoutLink,
-  PayoutLink.make({
-    markFinal: (payoutId: string, outcome: { readonly settled: boolean; readonly error?: string }) =>
-      Effect.sync(() => void writes.push(`payout ${payoutId}: ${outcome.settled ? "settled" : `failed (${outcome.error})`}`))
-  } as unknown as PayoutLink)
-)
+/** The other features' side of settlement (payouts, faucet grants), as Settle sees it. */
+const HooksTest = Layer.succeed(SettlementHooks, {
+  checkPayout: () => Effect.void,
+  submitted: () => Effect.void,
+  settled: (payoutId, outcome) =>
+    Effect.sync(() => void writes.push(`payout ${payoutId}: ${outcome.settled ? "settled" : `failed (${outcome.error})`}`)),
+  released: () => Effect.void
+})
 
 const row = (overrides: Partial<Submission> = {}): Submission => ({
   innerHash: "inner",
@@ -182,7 +183,7 @@ const settled = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   })
 
 describe("Settle", () => {
-  it.layer(Settle.DefaultWithoutDependencies.pipe(Layer.provide([SubmissionRepoTest, PayoutLinkTest])))("decisions", (it) => {
+  it.layer(Settle.DefaultWithoutDependencies.pipe(Layer.provide([SubmissionRepoTest, HooksTest])))("decisions", (it) => {
     it.effect("Landed settles the submission and its payout", () =>
       Effect.gen(function*() {
         const settle = yield* Settle

@@ -3,12 +3,13 @@ import { Schema } from "effect"
 import { AcceptInvite, Contractor } from "../Domain/Contractor.ts"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.ts"
 import { CreateOrg, Me, Org, OrgInvitation } from "../Domain/Session.ts"
-import { Authentication } from "./Security.ts"
+import { Authentication } from "../Auth/Security.ts"
 
 /** At most 100 characters: the router answers 404 for a longer path segment before any schema runs. */
 const inviteToken = HttpApiSchema.param("token", Schema.String.pipe(Schema.maxLength(100)))
 
-export class AccountApi extends HttpApiGroup.make("account")
+/** Organizations, memberships and invites, and `/me` (the group keeps its name, `account`, for existing clients). */
+export class OrgsApi extends HttpApiGroup.make("account")
   .add(
     HttpApiEndpoint.get("me", "/me")
       .setUrlParams(Schema.Struct({ invite: Schema.optional(Schema.String.pipe(Schema.maxLength(200))) }))

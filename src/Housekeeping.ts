@@ -1,12 +1,12 @@
 import { Clock, Duration, Effect, Layer } from "effect"
 import type { SqlError } from "@effect/sql/SqlError"
-import { ChallengeRepo } from "../Auth/ChallengeRepo.ts"
-import { JobRepo } from "../Batches/JobRepo.ts"
-import { OperationsConfig, SponsorConfig } from "../Config.ts"
-import { FAUCET_GRANT_WINDOW, FaucetRepo } from "../Funding/FaucetRepo.ts"
-import { Drain } from "../Health/Drain.ts"
-import { SubmissionRepo } from "../Transfers/SubmissionRepo.ts"
-import { repeatRounds } from "./Rounds.ts"
+import { ChallengeRepo } from "./Auth/ChallengeRepo.ts"
+import { JobRepo } from "./Batches/JobRepo.ts"
+import { OperationsConfig, SponsorConfig } from "./Config.ts"
+import { FAUCET_GRANT_WINDOW, FaucetRepo } from "./Funding/FaucetRepo.ts"
+import { Drain } from "./Http/Drain.ts"
+import { SubmissionRepo } from "./Transfers/SubmissionRepo.ts"
+import { repeatRounds } from "./Sql/Rounds.ts"
 
 
 /** At most this many batches per table and round, so one round stays short even with a large backlog. */
@@ -26,7 +26,7 @@ export interface Pruned {
  * more than RETENTION (and the quota window, which counts them). Small batches with SKIP LOCKED: short
  * transactions, and any number of instances prune side by side without waiting on each other.
  */
-export class Housekeeping extends Effect.Service<Housekeeping>()("Sql/Housekeeping", {
+export class Housekeeping extends Effect.Service<Housekeeping>()("Housekeeping", {
   effect: Effect.gen(function*() {
     const challenges = yield* ChallengeRepo
     const submissions = yield* SubmissionRepo

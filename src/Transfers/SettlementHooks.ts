@@ -1,0 +1,33 @@
+import type { SqlError } from "@effect/sql/SqlError"
+import { Context, type Effect } from "effect"
+import type { NotFound, ServiceUnavailable } from "../Domain/Errors.ts"
+import type { OrgId } from "../Domain/Ids.ts"
+import type { SponsorRefused } from "../Domain/Transfer.ts"
+
+/** How a submission ended, for what follows from it elsewhere. */
+export interface Outcome {
+  readonly settled: boolean
+  /** Why it failed: the result code, or `expired` / `rejected`. */
+  readonly error?: string
+}
+
+/**
+ * What other features do as a transfer is recorded and settles. Transfers owns the submission lifecycle and declares
+ * this; Batches implements the payout side, Funding the faucet's, and the composition root (App.ts) wires them, so
+ * that Transfers imports neither. `submitted`, `settled` and `released` run inside the database transaction of the
+ * state change they follow: a SqlError they raise rolls that change back.
+ */
+export class SettlementHooks extends Context.Tag("Transfers/SettlementHooks")<SettlementHooks, {
+  /** Before a transfer that names a payout is recorded: 404 for an unknown payout, 422 when it cannot take `to`. */
+  readonly checkPayout: (
+    orgId: OrgId,
+    payoutId: string,
+    to: string
+  ) => Effect.Effect<void, NotFound | SponsorRefused | ServiceUnavailable>
+  /** The transfer paying `payoutId` was recorded with fee-bump hash `hash`. */
+  readonly submitted: (payoutId: string, hash: string, now: Date) => Effect.Effect<void, SponsorRefused | SqlError>
+  /** The transfer paying `payoutId` is final. */
+  readonly settled: (payoutId: string, outcome: Outcome, now: Date) => Effect.Effect<void, SqlError | ServiceUnavailable>
+  /** A transfer that never reached the ledger gives back what it reserved elsewhere (a faucet grant). */
+  readonly released: (innerHash: string) => Effect.Effect<void, SqlError>
+}>() {}
