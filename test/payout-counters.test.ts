@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto"
 import { PayoutLink } from "../src/Batches/PayoutLink.ts"
 import { DatabaseLive } from "../src/Sql/Migrations.ts"
 import { freshDatabase } from "./support/TestDatabase.ts"
+import { PayoutId } from "../src/Domain/Ids.ts"
 
 /** The real migrated database (embedded, or a fresh one on the server) with the payout link on top. */
 const Database = Layer.unwrapScoped(
@@ -31,7 +32,7 @@ layer(PayoutLink.Default.pipe(Layer.provideMerge(Database)), { excludeTestServic
       }))
       yield* sql`INSERT INTO contractors ${sql.insert(contractors)}`
       yield* sql`INSERT INTO batches ${sql.insert({ id: batchId, orgId, name: "Burst", status: "ready", payoutCount: n })}`
-      const payouts = contractors.map((c) => ({ id: randomUUID(), batchId, orgId, contractorId: c.id, status: "ready" }))
+      const payouts = contractors.map((c) => ({ id: PayoutId.make(randomUUID()), batchId, orgId, contractorId: c.id, status: "ready" }))
       yield* sql`INSERT INTO payouts ${sql.insert(payouts)}`
       const now = new Date()
       for (const p of payouts) yield* sql.withTransaction(link.markSubmitted(p.id, `hash-${p.id}`, now))

@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from "node:crypto"
 import { SettlementHooksLive } from "../src/App.ts"
 import { PayoutLink } from "../src/Batches/PayoutLink.ts"
 import { FaucetRepo } from "../src/Funding/FaucetRepo.ts"
-import type { OrgId } from "../src/Domain/Ids.ts"
+import { type OrgId, PayoutId } from "../src/Domain/Ids.ts"
 import { DatabaseLive } from "../src/Sql/Migrations.ts"
 import { PollOutcome } from "../src/Transfers/Network.ts"
 import { Settle } from "../src/Transfers/Settle.ts"
@@ -38,7 +38,7 @@ layer(SettleOnDatabase, { excludeTestServices: true })("settlement moves payouts
       const orgId = randomUUID() as OrgId
       const batchId = randomUUID()
       const contractorId = randomUUID()
-      const payoutId = randomUUID()
+      const payoutId = PayoutId.make(randomUUID())
       const source = "GSOURCE"
       yield* sql`INSERT INTO orgs ${sql.insert({ id: orgId, name: "Settle Co", createdBy: source })}`
       yield* sql`INSERT INTO contractors ${sql.insert({ id: contractorId, orgId, name: "Ada", status: "ready", address: "GADA" })}`

@@ -7,6 +7,7 @@ import { privyConfig, privyToken } from "./support/Privy.ts"
 import { transferData } from "./support/ConfidentialData.ts"
 import { CONFIDENTIAL_TOKEN, TestApp, TestAppLive } from "./support/TestApp.ts"
 import { innerTransfer, postTransfer, walletEmployer } from "./support/Transfer.ts"
+import { PayoutId } from "../src/Domain/Ids.ts"
 
 const CAP = 100_000
 
@@ -279,7 +280,7 @@ layer(TestAppLive({ ...privyConfig, SPONSOR_MAX_INNER_FEE: String(CAP), SPONSOR_
         const { wallet, token } = yield* walletEmployer(app)
         const client = yield* api(app, token)
         const res = yield* client.transfers.transfer({
-          payload: { signedXDR: innerTransfer(app, wallet), payoutId: "7b0c4a43-3c5e-4c5a-9c56-1f0f6f1f7d10" }
+          payload: { signedXDR: innerTransfer(app, wallet), payoutId: PayoutId.make("7b0c4a43-3c5e-4c5a-9c56-1f0f6f1f7d10") }
         }).pipe(Effect.flip)
         expect(tagged(res, "NotFound").error).toBe("payout not found")
       }))

@@ -1,14 +1,14 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
-import { OrgId } from "../Domain/Ids.ts"
+import { OrgId, PayoutId } from "../Domain/Ids.ts"
 import { deleteSome } from "../Sql/DeleteSome.ts"
 import { orUnavailable } from "../Sql/Errors.ts"
 
 /** One transaction of a batch run, as stored in the job's `items` (jsonb). */
 const JobItemRow = Schema.Struct({
   signedXDR: Schema.String,
-  payoutId: Schema.optional(Schema.String)
+  payoutId: Schema.optional(PayoutId)
 })
 export type JobItemRow = typeof JobItemRow.Type
 

@@ -1,7 +1,8 @@
 import { Effect, Option } from "effect"
 import { ContractorRepo } from "../Contractors/ContractorRepo.ts"
 import { notFound } from "../Domain/Errors.ts"
-import type { OrgId } from "../Domain/Ids.ts"
+import type { OrgId, PayoutId } from "../Domain/Ids.ts"
+import type { StellarAddress } from "../Domain/Stellar.ts"
 import { SponsorRefused } from "../Domain/Transfer.ts"
 import { BatchRepo } from "./BatchRepo.ts"
 
@@ -17,7 +18,7 @@ export class PayoutLink extends Effect.Service<PayoutLink>()("Batches/PayoutLink
     const contractors = yield* ContractorRepo
 
     /** `to` is the transfer's recipient: `confidential_transfer`'s second argument, which must be the contractor. */
-    const check = Effect.fn("PayoutLink.check")(function*(orgId: OrgId, payoutId: string, to: string) {
+    const check = Effect.fn("PayoutLink.check")(function*(orgId: OrgId, payoutId: PayoutId, to: StellarAddress) {
       const payout = yield* batches.payable(orgId, payoutId)
       if (Option.isNone(payout)) return yield* notFound("payout")
       const { status, batchStatus, address } = payout.value
@@ -31,7 +32,7 @@ export class PayoutLink extends Effect.Service<PayoutLink>()("Batches/PayoutLink
     })
 
     /** Inside the submission's transaction: the payout is submitted and its batch (re-)started. */
-    const markSubmitted = (payoutId: string, hash: string, now: Date) =>
+    const markSubmitted = (payoutId: PayoutId, hash: string, now: Date) =>
       Effect.gen(function*() {
         const moved = yield* batches.submitPayout(payoutId, hash, now)
         if (Option.isNone(moved)) return yield* refuse("the payout is no longer ready")
@@ -40,7 +41,7 @@ export class PayoutLink extends Effect.Service<PayoutLink>()("Batches/PayoutLink
       })
 
     /** Inside the submission's final transition: settled or failed, with the batch's counters and completion. */
-    const markFinal = (payoutId: string, outcome: { readonly settled: boolean; readonly error?: string }, now: Date) =>
+    const markFinal = (payoutId: PayoutId, outcome: { readonly settled: boolean; readonly error?: string }, now: Date) =>
       Effect.gen(function*() {
         const moved = yield* batches.finishPayout(payoutId, outcome, now)
         if (Option.isNone(moved)) return

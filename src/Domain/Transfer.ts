@@ -1,6 +1,6 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { OrgId } from "./Ids.ts"
+import { OrgId, PayoutId } from "./Ids.ts"
 
 /**
  * The network's largest transaction: `tx_max_size_bytes` of Soroban's bandwidth settings (132,096 bytes on
@@ -21,7 +21,7 @@ export const SignedXdr = Schema.String.pipe(
 
 export class TransferRequest extends Schema.Class<TransferRequest>("TransferRequest")({
   signedXDR: SignedXdr,
-  payoutId: Schema.optional(Schema.UUID)
+  payoutId: Schema.optional(PayoutId)
 }) {}
 
 export class TransferResult extends Schema.Class<TransferResult>("TransferResult")({
@@ -96,7 +96,7 @@ export const Submission = Schema.Struct({
   source: Schema.String,
   sessionSub: Schema.String,
   orgId: Schema.NullOr(OrgId),
-  payoutId: Schema.NullOr(Schema.String),
+  payoutId: Schema.NullOr(PayoutId),
   state: SubmissionState,
   resultCode: Schema.NullOr(Schema.String),
   ledger: Schema.NullOr(Schema.Int),

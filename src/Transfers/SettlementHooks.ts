@@ -1,7 +1,8 @@
 import type { SqlError } from "@effect/sql/SqlError"
 import { Context, type Effect } from "effect"
 import type { NotFound, ServiceUnavailable } from "../Domain/Errors.ts"
-import type { OrgId } from "../Domain/Ids.ts"
+import type { OrgId, PayoutId } from "../Domain/Ids.ts"
+import type { StellarAddress } from "../Domain/Stellar.ts"
 import type { SponsorRefused } from "../Domain/Transfer.ts"
 
 /** How a submission ended, for what follows from it elsewhere. */
@@ -21,13 +22,13 @@ export class SettlementHooks extends Context.Tag("Transfers/SettlementHooks")<Se
   /** Before a transfer that names a payout is recorded: 404 for an unknown payout, 422 when it cannot take `to`. */
   readonly checkPayout: (
     orgId: OrgId,
-    payoutId: string,
-    to: string
+    payoutId: PayoutId,
+    to: StellarAddress
   ) => Effect.Effect<void, NotFound | SponsorRefused | ServiceUnavailable>
   /** The transfer paying `payoutId` was recorded with fee-bump hash `hash`. */
-  readonly submitted: (payoutId: string, hash: string, now: Date) => Effect.Effect<void, SponsorRefused | SqlError>
+  readonly submitted: (payoutId: PayoutId, hash: string, now: Date) => Effect.Effect<void, SponsorRefused | SqlError>
   /** The transfer paying `payoutId` is final. */
-  readonly settled: (payoutId: string, outcome: Outcome, now: Date) => Effect.Effect<void, SqlError | ServiceUnavailable>
+  readonly settled: (payoutId: PayoutId, outcome: Outcome, now: Date) => Effect.Effect<void, SqlError | ServiceUnavailable>
   /** A transfer that never reached the ledger gives back what it reserved elsewhere (a faucet grant). */
   readonly released: (innerHash: string) => Effect.Effect<void, SqlError>
 }>() {}

@@ -2,6 +2,7 @@ import { Address, FeeBumpTransaction, type Keypair, StrKey, type Transaction, xd
 import { Duration, Effect, Either, Layer, Option } from "effect"
 import { OperationalKeys } from "../Auth/Keys.ts"
 import { SponsorConfig, StellarConfig } from "../Config.ts"
+import { AccountId, ContractId, StellarAddress } from "../Domain/Stellar.ts"
 import { SponsorRefused } from "../Domain/Transfer.ts"
 import { CONFIDENTIAL_TRANSFER as TRANSFER_FUNCTION } from "../Stellar/ConfidentialToken.ts"
 import { envelopeXdr, innerXdr, keepXdr, signingKey, signWith } from "./Envelope.ts"
@@ -16,10 +17,11 @@ export interface SponsorPolicy {
   readonly quotaWindow: Duration.Duration
 }
 
+/** The sponsored call, its addresses branded once checked: a swapped `from`/`to` does not compile downstream. */
 export interface TransferCall {
-  readonly contract: string
-  readonly from: string
-  readonly to: string
+  readonly contract: ContractId
+  readonly from: AccountId
+  readonly to: StellarAddress
   readonly maxTime: number
 }
 
@@ -35,10 +37,10 @@ const refuse = (rule: string, error: string) => Either.left(new SponsorRefused({
 type HostOperation = Extract<Transaction["operations"][number], { type: "invokeHostFunction" }>
 
 /** An account (G...) or contract (C...) address; the other address kinds cannot hold a confidential balance. */
-const plainAddress = (value: xdr.ScVal | undefined): string | undefined =>
+const plainAddress = (value: xdr.ScVal | undefined): StellarAddress | undefined =>
   value?.type === "scvAddress" &&
     (value.address.type === "scAddressTypeAccount" || value.address.type === "scAddressTypeContract")
-    ? Address.fromScAddress(value.address).toString()
+    ? StellarAddress.make(Address.fromScAddress(value.address).toString())
     : undefined
 
 /**
@@ -52,14 +54,14 @@ const checkArguments = (args: ReadonlyArray<xdr.ScVal>, source: string) => {
     return refuse("arguments", `${TRANSFER_FUNCTION} takes exactly (from: Address, to: Address, data: Bytes)`)
   }
   if (from !== source) return refuse("arguments", "from must be the transaction's source account")
-  return Either.right({ from, to })
+  return Either.right({ from: AccountId.make(source), to })
 }
 
 /**
  * Authorization entries may only authorize `from`'s own call of this very `confidential_transfer`, with nothing
  * beneath it: the sponsor never pays for anyone else's authorization.
  */
-const checkAuth = (op: HostOperation, call: xdr.InvokeContractArgs, from: string) => {
+const checkAuth = (op: HostOperation, call: xdr.InvokeContractArgs, from: AccountId) => {
   for (const entry of op.auth ?? []) {
     const credentials = entry.credentials
     const who = credentials.type === "sorobanCredentialsSourceAccount"
@@ -85,10 +87,11 @@ const policyOf = (tx: Transaction, policy: SponsorPolicy, nowSeconds: number): E
       return yield* refuse("function", `only ${TRANSFER_FUNCTION} contract calls are sponsored`)
     }
     const call = op.func.invokeContract
-    const contract = Address.fromScAddress(call.contractAddress).toString()
-    if (!StrKey.isValidContract(contract) || !policy.allowedContracts.has(contract)) {
+    const address = Address.fromScAddress(call.contractAddress).toString()
+    if (!StrKey.isValidContract(address) || !policy.allowedContracts.has(address)) {
       return yield* refuse("contract", "the contract is not on the sponsor's allow-list")
     }
+    const contract = ContractId.make(address)
     const { from, to } = yield* checkArguments(call.args, tx.source)
     yield* checkAuth(op, call, from)
     if (Number(tx.fee) > policy.maxInnerFee) {

@@ -4,7 +4,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Organizations } from "../Orgs/Organizations.ts"
 import { StellarConfig, SubmissionConfig } from "../Config.ts"
 import { Conflict, InvalidRequest, notFound, UpstreamUnavailable } from "../Domain/Errors.ts"
-import type { OrgId } from "../Domain/Ids.ts"
+import type { OrgId, PayoutId } from "../Domain/Ids.ts"
 import type { Session } from "../Domain/Session.ts"
 import { outcomeOf, SponsorRefused, type TransferRequest, TransferStatus } from "../Domain/Transfer.ts"
 import { countSponsorRefusal } from "../Observability/Metrics.ts"
@@ -178,7 +178,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
         readonly maxTime: number
         readonly sessionSub: string
         readonly orgId: OrgId | null
-        readonly payoutId: string | null
+        readonly payoutId: PayoutId | null
         readonly quota: QuotaReservation | undefined
         readonly link: Effect.Effect<void, E | SqlError>
       }

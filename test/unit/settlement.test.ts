@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Account, Keypair, Networks, Operation, TransactionBuilder } from "@stellar/stellar-sdk"
 import { Duration, Effect, Exit, Fiber, Layer, TestClock } from "effect"
-import type { OrgId } from "../../src/Domain/Ids.ts"
+import { type OrgId, PayoutId } from "../../src/Domain/Ids.ts"
 import type { SubmissionState } from "../../src/Domain/Transfer.ts"
 import { Network, PollOutcome, SendOutcome } from "../../src/Transfers/Network.ts"
 import { SettlementHooks } from "../../src/Transfers/SettlementHooks.ts"
@@ -130,6 +130,8 @@ describe("Network", () => {
   })
 })
 
+const P1 = PayoutId.make("7b0c4a43-3c5e-4c5a-9c56-1f0f6f1f7d10")
+
 /** What Settle wrote: state moves, quota given back, payout moves. */
 const writes: Array<string> = []
 let concurrentWriter = false
@@ -187,28 +189,28 @@ describe("Settle", () => {
     it.effect("Landed settles the submission and its payout", () =>
       Effect.gen(function*() {
         const settle = yield* Settle
-        expect(yield* settled(settle.afterPoll(row({ payoutId: "p1" }), PollOutcome.Landed({ ledger: 7 })))).toEqual([
+        expect(yield* settled(settle.afterPoll(row({ payoutId: P1 }), PollOutcome.Landed({ ledger: 7 })))).toEqual([
           "inner: pending|submitted -> success",
-          "payout p1: settled"
+          `payout ${P1}: settled`
         ])
       }))
 
     it.effect("Failed fails the payout with the result code; the quota stays spent", () =>
       Effect.gen(function*() {
         const settle = yield* Settle
-        expect(yield* settled(settle.afterPoll(row({ payoutId: "p1" }), PollOutcome.Failed({ code: "txFailed", ledger: 7 })))).toEqual([
+        expect(yield* settled(settle.afterPoll(row({ payoutId: P1 }), PollOutcome.Failed({ code: "txFailed", ledger: 7 })))).toEqual([
           "inner: pending|submitted -> failed",
-          "payout p1: failed (txFailed)"
+          `payout ${P1}: failed (txFailed)`
         ])
       }))
 
     it.effect("Gone (the ledger closed past maxTime) expires it: quota back, payout failed txTooLate", () =>
       Effect.gen(function*() {
         const settle = yield* Settle
-        expect(yield* settled(settle.afterPoll(row({ payoutId: "p1" }), PollOutcome.Gone({ latestLedgerCloseTime: 61 })))).toEqual([
+        expect(yield* settled(settle.afterPoll(row({ payoutId: P1 }), PollOutcome.Gone({ latestLedgerCloseTime: 61 })))).toEqual([
           "inner: pending|submitted -> expired",
           "inner: quota released",
-          "payout p1: failed (txTooLate)"
+          `payout ${P1}: failed (txTooLate)`
         ])
       }))
 
@@ -216,7 +218,7 @@ describe("Settle", () => {
       Effect.gen(function*() {
         const settle = yield* Settle
         yield* TestClock.adjust("1 day")
-        expect(yield* settled(settle.afterPoll(row({ payoutId: "p1" }), PollOutcome.NotYet()))).toEqual([])
+        expect(yield* settled(settle.afterPoll(row({ payoutId: P1 }), PollOutcome.NotYet()))).toEqual([])
       }))
 
     it.effect("a send rejected gives the quota back; accepted moves pending to submitted; busy or unreachable waits", () =>
@@ -237,7 +239,7 @@ describe("Settle", () => {
       Effect.gen(function*() {
         const settle = yield* Settle
         concurrentWriter = true
-        const done = yield* settled(settle.afterPoll(row({ payoutId: "p1" }), PollOutcome.Gone({ latestLedgerCloseTime: 61 })))
+        const done = yield* settled(settle.afterPoll(row({ payoutId: P1 }), PollOutcome.Gone({ latestLedgerCloseTime: 61 })))
         concurrentWriter = false
         expect(done).toEqual([])
       }))
