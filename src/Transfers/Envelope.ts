@@ -1,7 +1,7 @@
 import { type FeeBumpTransaction, Keypair, StrKey, Transaction, xdr } from "@stellar/stellar-sdk"
 import { Either } from "effect"
 import { createHash, createPrivateKey, createPublicKey, type KeyObject, sign as cryptoSign, verify as cryptoVerify } from "node:crypto"
-import { Forbidden, InvalidRequest } from "../Domain/Errors.ts"
+import { InvalidRequest } from "../Domain/Errors.ts"
 
 type AnyTransaction = Transaction | FeeBumpTransaction
 
@@ -165,19 +165,4 @@ export const validSigners = (tx: Transaction, candidates: ReadonlyArray<string>)
       Buffer.from(sig.hint.toBytes()).equals(hint) && verifyEd25519(raw, hash, sig.signature.toBytes())
     )
   })
-}
-
-/**
- * The transaction and every operation must be sourced by the signed-in account (for a batch run: by one of the
- * organization's wallet members).
- */
-export const checkSources = (tx: Transaction, allowed: ReadonlySet<string>): Either.Either<void, Forbidden> => {
-  const who = allowed.size === 1 ? "the signed-in account" : "an account of the organization"
-  if (!allowed.has(tx.source)) {
-    return Either.left(new Forbidden({ error: `the transaction's source account must be ${who}` }))
-  }
-  if (tx.operations.some((op) => op.source !== undefined && op.source !== tx.source)) {
-    return Either.left(new Forbidden({ error: `every operation's source account must be ${who}` }))
-  }
-  return Either.right(undefined)
 }

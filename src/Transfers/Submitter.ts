@@ -1,11 +1,14 @@
-import { Data, Effect } from "effect"
-import { NotImplemented } from "../Domain/Errors.ts"
+import type { Transaction } from "@stellar/stellar-sdk"
+import { Data, Effect, Either } from "effect"
+import { Forbidden, NotImplemented } from "../Domain/Errors.ts"
 import type { OrgId } from "../Domain/Ids.ts"
 import type { Session } from "../Domain/Session.ts"
 
 /**
- * Who submits a transfer: the account recorded as its submitter, the organization it is made for, and the accounts
- * that may source it. `POST /transfer` allows only the signed-in wallet; a batch run, every wallet of the organization.
+ * Who may submit a sponsored transfer, in one place: a wallet session (`requireWallet`), sourcing only accounts the
+ * submitter may source (`checkSources`). A submitter is the account recorded as the transfer's submitter, the
+ * organization it is made for, and the accounts that may source it: `POST /transfer` allows only the signed-in
+ * wallet; a batch run, every wallet of the organization.
  */
 export class Submitter extends Data.Class<{
   readonly sub: string
@@ -22,3 +25,18 @@ export const requireWallet = (session: Session) =>
 /** The signed-in employer's wallet, alone. */
 export const submitterOf = (session: Session, orgId: OrgId) =>
   new Submitter({ sub: session.sub, orgId, allowedSources: new Set([session.sub]) })
+
+/**
+ * The transaction and every operation must be sourced by the signed-in account (for a batch run: by one of the
+ * organization's wallet members).
+ */
+export const checkSources = (tx: Transaction, allowed: ReadonlySet<string>): Either.Either<void, Forbidden> => {
+  const who = allowed.size === 1 ? "the signed-in account" : "an account of the organization"
+  if (!allowed.has(tx.source)) {
+    return Either.left(new Forbidden({ error: `the transaction's source account must be ${who}` }))
+  }
+  if (tx.operations.some((op) => op.source !== undefined && op.source !== tx.source)) {
+    return Either.left(new Forbidden({ error: `every operation's source account must be ${who}` }))
+  }
+  return Either.right(undefined)
+}

@@ -9,13 +9,13 @@ import type { Session } from "../Domain/Session.ts"
 import { outcomeOf, SponsorRefused, type TransferRequest, TransferStatus } from "../Domain/Transfer.ts"
 import { countSponsorRefusal } from "../Observability/Metrics.ts"
 import { RpcClient } from "../Stellar/RpcClient.ts"
-import { checkSources, decodeInner, envelopeXdr, txHashHex, validSigners } from "./Envelope.ts"
+import { decodeInner, envelopeXdr, txHashHex, validSigners } from "./Envelope.ts"
 import { followSchedule, Network, PollOutcome } from "./Network.ts"
 import { SettlementHooks } from "./SettlementHooks.ts"
 import { answerFor, Settle } from "./Settle.ts"
 import { FINAL_STATES, type Submission, SubmissionRepo } from "./SubmissionRepo.ts"
 import { type QuotaReservation, Sponsor } from "./Sponsor.ts"
-import type { Submitter } from "./Submitter.ts"
+import { checkSources, type Submitter } from "./Submitter.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
