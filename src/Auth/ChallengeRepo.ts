@@ -17,17 +17,18 @@ export class ChallengeRepo extends Effect.Service<ChallengeRepo>()("Auth/Challen
         Effect.withSpan("ChallengeRepo.store")
       )
 
-    /** True when this call consumed a live challenge; false when it was unknown, used or expired. */
-    const consume = (nonce: string, account: string, now: Date) =>
-      SqlSchema.findOne({
-        Request: Schema.Void,
-        Result: Consumed,
-        execute: () =>
-          sql`
+    const deleteLive = SqlSchema.findOne({
+      Request: Schema.Struct({ nonce: Schema.String, account: Schema.String, now: Schema.DateFromSelf }),
+      Result: Consumed,
+      execute: ({ nonce, account, now }) =>
+        sql`
             DELETE FROM sep10_challenges
             WHERE nonce = ${nonce} AND account = ${account} AND expires_at > ${now}
             RETURNING nonce`
-      })(undefined).pipe(
+    })
+    /** True when this call consumed a live challenge; false when it was unknown, used or expired. */
+    const consume = (nonce: string, account: string, now: Date) =>
+      deleteLive({ nonce, account, now }).pipe(
         Effect.map(Option.isSome),
         orUnavailable,
         Effect.withSpan("ChallengeRepo.consume")

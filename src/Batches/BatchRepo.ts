@@ -4,8 +4,8 @@ import { Effect, Option, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import { randomUUID } from "node:crypto"
 import { BatchFromRow, BatchStatus, ContractorPayoutFromRow, PayoutFromRow, PayoutStatus } from "../Domain/Batch.ts"
-import { BatchId, ContractorId, type OrgId, type PayoutId } from "../Domain/Ids.ts"
-import { keysetPage, type KeysetQuery } from "../Sql/KeysetPage.ts"
+import { BatchId, ContractorId, OrgId, PayoutId } from "../Domain/Ids.ts"
+import { keysetPages, type KeysetQuery } from "../Sql/KeysetPage.ts"
 import { orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
 
 export interface ListQuery extends KeysetQuery {
@@ -18,6 +18,17 @@ const PAYOUT = "id, batch_id, contractor_id, status, hash, error, created_at, up
 const Locked = Schema.Struct({ status: BatchStatus })
 const Member = Schema.Struct({ contractorId: ContractorId })
 const Deleted = Schema.Struct({ id: Schema.String })
+
+/** One batch of an organization, as queries name it. */
+const OfOrg = Schema.Struct({ orgId: OrgId, id: BatchId })
+
+const NewPayout = Schema.Struct({
+  id: Schema.String,
+  batchId: BatchId,
+  orgId: OrgId,
+  contractorId: ContractorId,
+  status: Schema.Literal("draft")
+})
 
 /** What paying a payout depends on: its state, its batch's, and the contractor's address. */
 const Payable = Schema.Struct({
@@ -45,108 +56,107 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
     const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", unavailableOrDie))
 
+    const insertBatch = SqlSchema.single({
+      Request: Schema.Struct({ id: Schema.String, orgId: OrgId, name: Schema.String }),
+      Result: BatchFromRow,
+      execute: (row) => sql`INSERT INTO batches ${sql.insert({ ...row, status: "draft" })} RETURNING ${batchColumns}`
+    })
     const create = (orgId: OrgId, name: string) =>
-      SqlSchema.single({
-        Request: Schema.Void,
-        Result: BatchFromRow,
-        execute: () =>
-          sql`INSERT INTO batches ${sql.insert({ id: randomUUID(), orgId, name, status: "draft" })} RETURNING ${batchColumns}`
-      })(undefined).pipe(orUnavailable, Effect.withSpan("BatchRepo.create"))
+      insertBatch({ id: randomUUID(), orgId, name }).pipe(orUnavailable, Effect.withSpan("BatchRepo.create"))
 
-    const find = (orgId: OrgId, id: BatchId) =>
-      SqlSchema.findOne({
-        Request: Schema.Void,
-        Result: BatchFromRow,
-        execute: () => sql`SELECT ${batchColumns} FROM batches WHERE org_id = ${orgId} AND id = ${id}`
-      })(undefined).pipe(orUnavailable, Effect.withSpan("BatchRepo.find"))
+    const findBatch = SqlSchema.findOne({
+      Request: OfOrg,
+      Result: BatchFromRow,
+      execute: ({ orgId, id }) => sql`SELECT ${batchColumns} FROM batches WHERE org_id = ${orgId} AND id = ${id}`
+    })
+    const find = (orgId: OrgId, id: BatchId) => findBatch({ orgId, id }).pipe(orUnavailable, Effect.withSpan("BatchRepo.find"))
 
+    const page = keysetPages(sql, { table: "batches", columns: BATCH, Row: BatchFromRow })
     const list = (orgId: OrgId, query: ListQuery) =>
-      keysetPage(sql, {
-        table: "batches",
-        columns: BATCH,
-        Row: BatchFromRow,
-        filters: [
-          sql`org_id = ${orgId}`,
-          ...Option.toArray(Option.map(query.status, (status) => sql`status = ${status}`))
-        ]
-      })(query).pipe(Effect.withSpan("BatchRepo.list"))
+      page([
+        sql`org_id = ${orgId}`,
+        ...Option.toArray(Option.map(query.status, (status) => sql`status = ${status}`))
+      ], query).pipe(Effect.withSpan("BatchRepo.list"))
 
-    /** draft → ready, only with at least one payout; its payouts become ready with it. */
-    const ready = (orgId: OrgId, id: BatchId, now: Date) =>
-      Effect.gen(function*() {
-        const moved = yield* SqlSchema.findOne({
-          Request: Schema.Void,
-          Result: BatchFromRow,
-          execute: () =>
-            sql`
+    const markReady = SqlSchema.findOne({
+      Request: OfOrg,
+      Result: BatchFromRow,
+      execute: ({ orgId, id }) =>
+        sql`
               UPDATE batches SET status = 'ready'
               WHERE org_id = ${orgId} AND id = ${id} AND status = 'draft' AND payout_count > 0
               RETURNING ${batchColumns}`
-        })(undefined)
+    })
+    /** draft → ready, only with at least one payout; its payouts become ready with it. */
+    const ready = (orgId: OrgId, id: BatchId, now: Date) =>
+      Effect.gen(function*() {
+        const moved = yield* markReady({ orgId, id })
         if (Option.isSome(moved)) yield* sql`UPDATE payouts SET status = 'ready', updated_at = ${now} WHERE batch_id = ${id}`
         return moved
       }).pipe(sql.withTransaction, orUnavailable, Effect.withSpan("BatchRepo.ready"))
 
+    const deleteDraft = SqlSchema.findAll({
+      Request: OfOrg,
+      Result: Deleted,
+      execute: ({ orgId, id }) => sql`DELETE FROM batches WHERE org_id = ${orgId} AND id = ${id} AND status = 'draft' RETURNING id`
+    })
     const remove = (orgId: OrgId, id: BatchId) =>
-      SqlSchema.findAll({
-        Request: Schema.Void,
-        Result: Deleted,
-        execute: () => sql`DELETE FROM batches WHERE org_id = ${orgId} AND id = ${id} AND status = 'draft' RETURNING id`
-      })(undefined).pipe(Effect.map((rows) => rows.length === 1), orUnavailable, Effect.withSpan("BatchRepo.remove"))
+      deleteDraft({ orgId, id }).pipe(Effect.map((rows) => rows.length === 1), orUnavailable, Effect.withSpan("BatchRepo.remove"))
 
+    const lockBatch = SqlSchema.findOne({
+      Request: OfOrg,
+      Result: Locked,
+      execute: ({ orgId, id }) => sql`SELECT status FROM batches WHERE org_id = ${orgId} AND id = ${id} FOR UPDATE`
+    })
     /** Locks the batch for a change of its payouts (inside a transaction); none when it does not exist. */
-    const lock = (orgId: OrgId, id: BatchId) =>
-      SqlSchema.findOne({
-        Request: Schema.Void,
-        Result: Locked,
-        execute: () => sql`SELECT status FROM batches WHERE org_id = ${orgId} AND id = ${id} FOR UPDATE`
-      })(undefined).pipe(typed)
+    const lock = (orgId: OrgId, id: BatchId) => lockBatch({ orgId, id }).pipe(typed)
 
+    const insertPayouts = SqlSchema.findAll({
+      Request: Schema.Array(NewPayout),
+      Result: PayoutFromRow,
+      execute: (rows) => sql`INSERT INTO payouts ${sql.insert(rows)} RETURNING ${payoutColumns}`
+    })
     const addPayouts = (orgId: OrgId, batchId: BatchId, contractorIds: ReadonlyArray<ContractorId>) =>
       Effect.gen(function*() {
-        const rows = contractorIds.map((contractorId) => ({ id: randomUUID(), batchId, orgId, contractorId, status: "draft" }))
-        const inserted = yield* SqlSchema.findAll({
-          Request: Schema.Void,
-          Result: PayoutFromRow,
-          execute: () => sql`INSERT INTO payouts ${sql.insert(rows)} RETURNING ${payoutColumns}`
-        })(undefined)
+        const inserted = yield* insertPayouts(
+          contractorIds.map((contractorId) => ({ id: randomUUID(), batchId, orgId, contractorId, status: "draft" as const }))
+        )
         yield* sql`UPDATE batches SET payout_count = payout_count + ${inserted.length} WHERE id = ${batchId}`
         return inserted
       }).pipe(typed)
 
+    const deletePayout = SqlSchema.findAll({
+      Request: Schema.Struct({ batchId: BatchId, payoutId: PayoutId }),
+      Result: Deleted,
+      execute: ({ batchId, payoutId }) => sql`DELETE FROM payouts WHERE id = ${payoutId} AND batch_id = ${batchId} RETURNING id`
+    })
     const removePayout = (batchId: BatchId, payoutId: PayoutId) =>
       Effect.gen(function*() {
-        const gone = yield* SqlSchema.findAll({
-          Request: Schema.Void,
-          Result: Deleted,
-          execute: () => sql`DELETE FROM payouts WHERE id = ${payoutId} AND batch_id = ${batchId} RETURNING id`
-        })(undefined)
+        const gone = yield* deletePayout({ batchId, payoutId })
         if (gone.length === 1) yield* sql`UPDATE batches SET payout_count = payout_count - 1 WHERE id = ${batchId}`
         return gone.length === 1
       }).pipe(typed)
 
-    const payouts = (batchId: BatchId) =>
-      SqlSchema.findAll({
-        Request: Schema.Void,
-        Result: PayoutFromRow,
-        execute: () => sql`SELECT ${payoutColumns} FROM payouts WHERE batch_id = ${batchId} ORDER BY created_at, id`
-      })(undefined).pipe(orUnavailable, Effect.withSpan("BatchRepo.payouts"))
+    const payoutsOfBatch = SqlSchema.findAll({
+      Request: BatchId,
+      Result: PayoutFromRow,
+      execute: (batchId) => sql`SELECT ${payoutColumns} FROM payouts WHERE batch_id = ${batchId} ORDER BY created_at, id`
+    })
+    const payouts = (batchId: BatchId) => payoutsOfBatch(batchId).pipe(orUnavailable, Effect.withSpan("BatchRepo.payouts"))
 
+    const members = SqlSchema.findAll({
+      Request: Schema.Struct({ batchId: BatchId, ids: Schema.Array(ContractorId) }),
+      Result: Member,
+      execute: ({ batchId, ids }) => sql`SELECT contractor_id FROM payouts WHERE batch_id = ${batchId} AND contractor_id = ANY(${ids})`
+    })
     /** Which of these contractors already have a payout in the batch. */
-    const inBatch = (batchId: BatchId, ids: ReadonlyArray<ContractorId>) =>
-      SqlSchema.findAll({
-        Request: Schema.Void,
-        Result: Member,
-        execute: () => sql`SELECT contractor_id FROM payouts WHERE batch_id = ${batchId} AND contractor_id = ANY(${ids})`
-      })(undefined).pipe(typed)
+    const inBatch = (batchId: BatchId, ids: ReadonlyArray<ContractorId>) => members({ batchId, ids }).pipe(typed)
 
-    /** A signed-in contractor's own payouts, across every organization that pays them. */
-    const payoutsOf = (sub: string) =>
-      SqlSchema.findAll({
-        Request: Schema.Void,
-        Result: ContractorPayoutFromRow,
-        execute: () =>
-          sql`
+    const contractorPayouts = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: ContractorPayoutFromRow,
+      execute: (sub) =>
+        sql`
             SELECT p.id, o.name AS company, b.name AS batch_name, p.status, p.hash, p.created_at, p.updated_at
             FROM payouts p
               JOIN contractors c ON c.id = p.contractor_id
@@ -155,42 +165,40 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
             WHERE (c.user_sub = ${sub} OR c.address = ${sub}) AND b.status <> 'draft'
             ORDER BY p.created_at DESC, p.id DESC
             LIMIT 500`
-      })(undefined).pipe(orUnavailable, Effect.withSpan("BatchRepo.payoutsOf"))
+    })
+    /** A signed-in contractor's own payouts, across every organization that pays them. */
+    const payoutsOf = (sub: string) => contractorPayouts(sub).pipe(orUnavailable, Effect.withSpan("BatchRepo.payoutsOf"))
 
-    const payable = (orgId: OrgId, payoutId: string) =>
-      SqlSchema.findOne({
-        Request: Schema.Void,
-        Result: Payable,
-        execute: () =>
-          sql`
+    const findPayable = SqlSchema.findOne({
+      Request: Schema.Struct({ orgId: OrgId, payoutId: Schema.String }),
+      Result: Payable,
+      execute: ({ orgId, payoutId }) =>
+        sql`
             SELECT p.status, b.status AS batch_status, c.address
             FROM payouts p JOIN batches b ON b.id = p.batch_id JOIN contractors c ON c.id = p.contractor_id
             WHERE p.id = ${payoutId} AND p.org_id = ${orgId}`
-      })(undefined).pipe(orUnavailable, Effect.withSpan("BatchRepo.payable"))
+    })
+    const payable = (orgId: OrgId, payoutId: string) =>
+      findPayable({ orgId, payoutId }).pipe(orUnavailable, Effect.withSpan("BatchRepo.payable"))
 
-    /** ready or failed → submitted; none when the payout is in neither. Returns its batch and its previous state. */
-    const submitPayout = (payoutId: string, hash: string, now: Date) =>
-      SqlSchema.findOne({
-        Request: Schema.Void,
-        Result: Submitted,
-        execute: () =>
-          sql`
+    const markSubmitted = SqlSchema.findOne({
+      Request: Schema.Struct({ payoutId: Schema.String, hash: Schema.String, now: Schema.DateFromSelf }),
+      Result: Submitted,
+      execute: ({ payoutId, hash, now }) =>
+        sql`
             WITH prev AS (SELECT id, status FROM payouts WHERE id = ${payoutId} FOR UPDATE)
             UPDATE payouts p SET status = 'submitted', hash = ${hash}, error = NULL, updated_at = ${now}
             FROM prev WHERE p.id = prev.id AND prev.status IN ('ready', 'failed')
             RETURNING p.batch_id, prev.status AS previous`
-      })(undefined).pipe(typed)
+    })
+    /** ready or failed → submitted; none when the payout is in neither. Returns its batch and its previous state. */
+    const submitPayout = (payoutId: string, hash: string, now: Date) => markSubmitted({ payoutId, hash, now }).pipe(typed)
 
-    /**
-     * The batch (re-)starts with a submitted payout: from ready or started, or from completed when the payout
-     * failed before (a retry), which then no longer counts as failed. False when the batch is not open.
-     */
-    const startBatch = (batchId: BatchId, retry: boolean, now: Date) =>
-      SqlSchema.findAll({
-        Request: Schema.Void,
-        Result: Deleted,
-        execute: () =>
-          sql`
+    const markStarted = SqlSchema.findAll({
+      Request: Schema.Struct({ batchId: BatchId, retry: Schema.Boolean, now: Schema.DateFromSelf }),
+      Result: Deleted,
+      execute: ({ batchId, retry, now }) =>
+        sql`
             UPDATE batches SET
               status = 'started',
               started_at = coalesce(started_at, ${now}),
@@ -199,19 +207,31 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
             WHERE id = ${batchId}
               AND (status IN ('ready', 'started') OR (status = 'completed' AND ${retry}))
             RETURNING id`
-      })(undefined).pipe(Effect.map((rows) => rows.length === 1), typed)
+    })
+    /**
+     * The batch (re-)starts with a submitted payout: from ready or started, or from completed when the payout
+     * failed before (a retry), which then no longer counts as failed. False when the batch is not open.
+     */
+    const startBatch = (batchId: BatchId, retry: boolean, now: Date) =>
+      markStarted({ batchId, retry, now }).pipe(Effect.map((rows) => rows.length === 1), typed)
 
-    /** submitted → settled or failed; none when the payout was not submitted. */
-    const finishPayout = (payoutId: string, outcome: { readonly settled: boolean; readonly error?: string }, now: Date) =>
-      SqlSchema.findOne({
-        Request: Schema.Void,
-        Result: Finished,
-        execute: () =>
-          sql`
-            UPDATE payouts SET status = ${outcome.settled ? "settled" : "failed"}, error = ${outcome.error ?? null}, updated_at = ${now}
+    const markFinished = SqlSchema.findOne({
+      Request: Schema.Struct({
+        payoutId: Schema.String,
+        settled: Schema.Boolean,
+        error: Schema.NullOr(Schema.String),
+        now: Schema.DateFromSelf
+      }),
+      Result: Finished,
+      execute: ({ payoutId, settled, error, now }) =>
+        sql`
+            UPDATE payouts SET status = ${settled ? "settled" : "failed"}, error = ${error}, updated_at = ${now}
             WHERE id = ${payoutId} AND status = 'submitted'
             RETURNING batch_id, contractor_id`
-      })(undefined).pipe(typed)
+    })
+    /** submitted → settled or failed; none when the payout was not submitted. */
+    const finishPayout = (payoutId: string, outcome: { readonly settled: boolean; readonly error?: string }, now: Date) =>
+      markFinished({ payoutId, settled: outcome.settled, error: outcome.error ?? null, now }).pipe(typed)
 
     /** Counts a finished payout in its batch, which completes with its last payout. */
     const countFinished = (batchId: BatchId, settled: boolean, now: Date) => {

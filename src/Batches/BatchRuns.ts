@@ -1,5 +1,5 @@
 import { StrKey, TransactionBuilder, type Transaction } from "@stellar/stellar-sdk"
-import { Cause, Clock, Duration, Effect, Exit, FiberSet, Layer, Match, Metric, Option, Queue, Schedule } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, FiberSet, Layer, Match, Metric, Option, Queue } from "effect"
 import { randomUUID } from "node:crypto"
 import { Organizations } from "../Orgs/Organizations.ts"
 import { OrgRepo } from "../Orgs/OrgRepo.ts"
@@ -11,6 +11,7 @@ import type { Session } from "../Domain/Session.ts"
 import { TransferRequest } from "../Domain/Transfer.ts"
 import { Drain } from "../Http/Drain.ts"
 import { batchQueueDepth } from "../Observability/Metrics.ts"
+import { keepLeased } from "../Sql/Lease.ts"
 import { databaseUnavailable, repeatRounds } from "../Sql/Rounds.ts"
 import { requireWallet, Submitter } from "../Transfers/Submitter.ts"
 import { txHashHex } from "../Transfers/Envelope.ts"
@@ -184,10 +185,10 @@ export const BatchWorkerLive = Layer.scopedDiscard(
       })
 
     const heartbeat = (id: string) =>
-      Effect.flatMap(now, (at) => jobs.lease(id, new Date(at.getTime() + leaseFor))).pipe(
-        Effect.catchAllCause((cause) => Effect.logWarning("could not renew a batch-run lease", cause)),
-        Effect.schedule(Schedule.spaced(reconcileInterval)),
-        Effect.forever
+      keepLeased(
+        Effect.flatMap(now, (at) => jobs.lease(id, new Date(at.getTime() + leaseFor))),
+        reconcileInterval,
+        "a batch-run lease"
       )
 
     const release = (id: string) =>

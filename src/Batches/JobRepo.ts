@@ -59,33 +59,34 @@ export class JobRepo extends Effect.Service<JobRepo>()("Batches/JobRepo", {
         sql.insert({ ...row, items: JSON.stringify(row.items), state: "queued", leaseUntil: now, createdAt: now })
       }`.pipe(Effect.asVoid, orUnavailable, Effect.withSpan("JobRepo.create"))
 
-    const find = (orgId: OrgId, id: string) =>
-      SqlSchema.findOne({
-        Request: Schema.Void,
-        Result: JobStatusRow,
-        execute: () => sql`SELECT id, error, created_at FROM batch_jobs WHERE org_id = ${orgId} AND id = ${id}`
-      })(undefined).pipe(orUnavailable, Effect.withSpan("JobRepo.find"))
+    const findStatus = SqlSchema.findOne({
+      Request: Schema.Struct({ orgId: OrgId, id: Schema.String }),
+      Result: JobStatusRow,
+      execute: ({ orgId, id }) => sql`SELECT id, error, created_at FROM batch_jobs WHERE org_id = ${orgId} AND id = ${id}`
+    })
+    const find = (orgId: OrgId, id: string) => findStatus({ orgId, id }).pipe(orUnavailable, Effect.withSpan("JobRepo.find"))
 
-    const results = (id: string) =>
-      SqlSchema.findAll({
-        Request: Schema.String,
-        Result: ResultRow,
-        execute: (id) => sql`SELECT i, hash, status, error FROM batch_job_results WHERE job_id = ${id} ORDER BY i`
-      })(id).pipe(orUnavailable, Effect.withSpan("JobRepo.results"))
+    const resultsOf = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: ResultRow,
+      execute: (id) => sql`SELECT i, hash, status, error FROM batch_job_results WHERE job_id = ${id} ORDER BY i`
+    })
+    const results = (id: string) => resultsOf(id).pipe(orUnavailable, Effect.withSpan("JobRepo.results"))
 
-    /** Claims the oldest job nobody holds for `owner`, with SKIP LOCKED so instances never wait on each other. */
-    const claim = (now: Date, until: Date, owner: string = instance) =>
-      SqlSchema.findOne({
-        Request: Schema.Void,
-        Result: JobRow,
-        execute: () =>
-          sql`
+    const claimOldest = SqlSchema.findOne({
+      Request: Schema.Struct({ now: Schema.DateFromSelf, until: Schema.DateFromSelf, owner: Schema.String }),
+      Result: JobRow,
+      execute: ({ now, until, owner }) =>
+        sql`
             UPDATE batch_jobs SET state = 'running', lease_until = ${until}, lease_owner = ${owner}, attempts = attempts + 1
             WHERE id = (
               SELECT id FROM batch_jobs WHERE state <> 'done' AND lease_until < ${now}
               ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
             RETURNING ${columns}`
-      })(undefined).pipe(orUnavailable, Effect.withSpan("JobRepo.claim"))
+    })
+    /** Claims the oldest job nobody holds for `owner`, with SKIP LOCKED so instances never wait on each other. */
+    const claim = (now: Date, until: Date, owner: string = instance) =>
+      claimOldest({ now, until, owner }).pipe(orUnavailable, Effect.withSpan("JobRepo.claim"))
 
     /** Renews the lease `owner` holds on a running job; one held by another is left alone. */
     const lease = (id: string, until: Date, owner: string = instance) =>
@@ -112,13 +113,14 @@ export class JobRepo extends Effect.Service<JobRepo>()("Batches/JobRepo", {
         Effect.asVoid
       )
 
+    const countWaiting = SqlSchema.single({
+      Request: Schema.DateFromSelf,
+      Result: Waiting,
+      execute: (now) => sql`SELECT count(*)::int AS n FROM batch_jobs WHERE state <> 'done' AND lease_until < ${now}`
+    })
     /** Jobs waiting to be worked: queued, or running under a lease that lapsed. */
     const waiting = (now: Date) =>
-      SqlSchema.single({
-        Request: Schema.Void,
-        Result: Waiting,
-        execute: () => sql`SELECT count(*)::int AS n FROM batch_jobs WHERE state <> 'done' AND lease_until < ${now}`
-      })(undefined).pipe(
+      countWaiting(now).pipe(
         Effect.map((row) => row.n),
         Effect.catchTags({ ParseError: Effect.die, NoSuchElementException: Effect.die })
       )

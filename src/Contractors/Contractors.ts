@@ -38,7 +38,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
     const create = Effect.fn("Contractors.create")(function*(orgId: OrgId, input: CreateContractor) {
       const address = input.address ?? null
       const registered = yield* registrations.lookup(address)
-      const [row] = yield* repo.insertMany([{
+      const [row] = yield* invites.addInvited(repo.insertMany([{
         id: randomUUID(),
         orgId,
         name: input.name,
@@ -50,7 +50,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
         status: registrations.statusFor(registered, false),
         rateAmount: input.rate?.amount ?? null,
         rateCurrency: input.rate?.currency ?? null
-      }]).pipe(Effect.catchTag("DuplicateContractor", () => Effect.fail(duplicate)))
+      }]), yield* now).pipe(Effect.catchTag("DuplicateContractor", () => Effect.fail(duplicate)))
       return Contractor.fromRecord(row!)
     })
 
@@ -71,7 +71,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
         } else fresh.push(row)
       }
       const registered = yield* Effect.forEach(fresh, (row) => registrations.lookup(row.address), { concurrency: 8 })
-      const imported = yield* repo.insertMany(fresh.map((row, i) => ({
+      const imported = yield* invites.addInvited(repo.insertMany(fresh.map((row, i) => ({
         id: randomUUID(),
         orgId,
         name: row.name,
@@ -83,7 +83,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
         status: registrations.statusFor(registered[i]!, false),
         rateAmount: row.amount,
         rateCurrency: row.amount === null ? null : "USDC"
-      }))).pipe(
+      }))), yield* now).pipe(
         Effect.catchTag("DuplicateContractor", () =>
           Effect.fail(new Conflict({ error: "the directory changed during the import; retry it" })))
       )
@@ -135,10 +135,10 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
       const updated = yield* repo.update(orgId, id, changes, yield* now, current.status).pipe(
         Effect.catchTag("DuplicateContractor", () => Effect.fail(duplicate))
       )
-      return yield* Option.match(updated, {
-        onNone: () => Effect.fail(new Conflict({ error: "the contractor changed meanwhile; retry" })),
-        onSome: (row) => Effect.succeed(Contractor.fromRecord(row))
-      })
+      if (Option.isNone(updated)) return yield* new Conflict({ error: "the contractor changed meanwhile; retry" })
+      // Reactivated as `invited`: an invite its contractor can discover on signing in, as at creation.
+      if (updated.value.status === "invited" && current.status !== "invited") yield* invites.openFor([updated.value], yield* now)
+      return Contractor.fromRecord(updated.value)
     })
 
     const check = Effect.fn("Contractors.check")(function*(orgId: OrgId, id: ContractorId) {

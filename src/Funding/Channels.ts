@@ -50,12 +50,11 @@ export const makeChannels = (pool: ReadonlyArray<Keypair>, validitySeconds: numb
     yield* sql`INSERT INTO channel_leases ${sql.insert(accounts.map((account) => ({ account })))} ON CONFLICT (account) DO NOTHING`.pipe(orUnavailable)
     const local = yield* Effect.makeSemaphore(accounts.length)
 
-    const take = (holder: string, now: Date, until: Date) =>
-      SqlSchema.findOne({
-        Request: Schema.Void,
-        Result: Taken,
-        execute: () =>
-          sql`
+    const takeFree = SqlSchema.findOne({
+      Request: Schema.Struct({ holder: Schema.String, now: Schema.DateFromSelf, until: Schema.DateFromSelf }),
+      Result: Taken,
+      execute: ({ holder, now, until }) =>
+        sql`
             UPDATE channel_leases SET holder = ${holder}, inner_hash = NULL, lease_until = ${until}
             WHERE account = (
               SELECT account FROM channel_leases
@@ -65,7 +64,8 @@ export const makeChannels = (pool: ReadonlyArray<Keypair>, validitySeconds: numb
               FOR UPDATE SKIP LOCKED
             )
             RETURNING account, sequence::text AS sequence`
-      })(undefined).pipe(orUnavailable)
+    })
+    const take = (holder: string, now: Date, until: Date) => takeFree({ holder, now, until }).pipe(orUnavailable)
 
     const attempt = (holder: string) =>
       Effect.gen(function*() {

@@ -13,6 +13,12 @@ export class FaucetRepo extends Effect.Service<FaucetRepo>()("Funding/FaucetRepo
     const sql = yield* SqlClient.SqlClient
     const since = (now: Date) => new Date(now.getTime() - Duration.toMillis(FAUCET_GRANT_WINDOW))
 
+    const recentGrant = SqlSchema.findAll({
+      Request: Schema.Struct({ address: Schema.String, since: Schema.DateFromSelf }),
+      Result: Recent,
+      execute: (r) => sql`SELECT address FROM faucet_grants WHERE address = ${r.address} AND granted_at > ${r.since} LIMIT 1`
+    })
+
     /**
      * Inside the submission's transaction: records a grant unless the address had one within the window; false when
      * it had. Serialized per address by an advisory lock, so concurrent requests on any number of instances grant once.
@@ -20,11 +26,7 @@ export class FaucetRepo extends Effect.Service<FaucetRepo>()("Funding/FaucetRepo
     const grant = (address: string, innerHash: string, now: Date) =>
       Effect.gen(function*() {
         yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`faucet:${address}`}))`
-        const recent = yield* SqlSchema.findAll({
-          Request: Schema.Void,
-          Result: Recent,
-          execute: () => sql`SELECT address FROM faucet_grants WHERE address = ${address} AND granted_at > ${since(now)} LIMIT 1`
-        })(undefined)
+        const recent = yield* recentGrant({ address, since: since(now) })
         if (recent.length > 0) return false
         yield* sql`INSERT INTO faucet_grants ${sql.insert({ address, grantedAt: now, innerHash })}`
         return true

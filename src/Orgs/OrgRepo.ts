@@ -25,28 +25,28 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Auth/OrgRepo", {
         ParseError: Effect.die
       })
 
-    const membership = (sub: string) =>
-      SqlSchema.findOne({
-        Request: Schema.String,
-        Result: Membership,
-        execute: (sub) =>
-          sql`
+    const membershipOf = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Membership,
+      execute: (sub) =>
+        sql`
             SELECT m.org_id, o.name AS org_name, m.role
             FROM org_members m JOIN orgs o ON o.id = m.org_id
             WHERE m.user_sub = ${sub}`
-      })(sub).pipe(orUnavailable, Effect.withSpan("OrgRepo.membership"))
+    })
+    const membership = (sub: string) => membershipOf(sub).pipe(orUnavailable, Effect.withSpan("OrgRepo.membership"))
 
     const addMember = (orgId: OrgId, userSub: string, role: Membership["role"]) =>
       sql`INSERT INTO org_members ${sql.insert({ orgId, userSub, role })}`
 
+    const insertOrg = SqlSchema.single({
+      Request: Schema.Struct({ id: Schema.String, name: Schema.String, createdBy: Schema.String }),
+      Result: OrgFromRow,
+      execute: (row) => sql`INSERT INTO orgs ${sql.insert(row)} RETURNING id, name, created_at`
+    })
     const create = (name: string, sub: string) =>
       Effect.gen(function*() {
-        const id = randomUUID()
-        const org = yield* SqlSchema.single({
-          Request: Schema.Void,
-          Result: OrgFromRow,
-          execute: () => sql`INSERT INTO orgs ${sql.insert({ id, name, createdBy: sub })} RETURNING id, name, created_at`
-        })(undefined).pipe(Effect.catchTag("NoSuchElementException", Effect.die))
+        const org = yield* insertOrg({ id: randomUUID(), name, createdBy: sub }).pipe(Effect.catchTag("NoSuchElementException", Effect.die))
         yield* addMember(org.id, sub, "owner")
         return org
       }).pipe(sql.withTransaction, uniqueAsAlreadyMember, Effect.withSpan("OrgRepo.create"))
@@ -58,34 +58,36 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Auth/OrgRepo", {
         Effect.withSpan("OrgRepo.invite")
       )
 
-    /** Claims an open invite and makes `sub` a member; none when the invite is unknown, used or expired. */
-    const join = (tokenHash: Buffer, sub: string, now: Date) =>
-      Effect.gen(function*() {
-        const claimed = yield* SqlSchema.findOne({
-          Request: Schema.Void,
-          Result: Claimed,
-          execute: () =>
-            sql`
+    const claimInvite = SqlSchema.findOne({
+      Request: Schema.Struct({ tokenHash: Schema.Uint8ArrayFromSelf, sub: Schema.String, now: Schema.DateFromSelf }),
+      Result: Claimed,
+      execute: ({ tokenHash, sub, now }) =>
+        sql`
               UPDATE org_invites SET accepted_at = ${now}, accepted_by = ${sub}
               WHERE token_hash = ${tokenHash} AND accepted_at IS NULL AND expires_at > ${now}
               RETURNING org_id`
-        })(undefined)
+    })
+    const findOrg = SqlSchema.findOne({
+      Request: OrgId,
+      Result: OrgFromRow,
+      execute: (id) => sql`SELECT id, name, created_at FROM orgs WHERE id = ${id}`
+    })
+    /** Claims an open invite and makes `sub` a member; none when the invite is unknown, used or expired. */
+    const join = (tokenHash: Buffer, sub: string, now: Date) =>
+      Effect.gen(function*() {
+        const claimed = yield* claimInvite({ tokenHash, sub, now })
         if (Option.isNone(claimed)) return Option.none<Org>()
         yield* addMember(claimed.value.orgId, sub, "member")
-        return yield* SqlSchema.findOne({
-          Request: OrgId,
-          Result: OrgFromRow,
-          execute: (id) => sql`SELECT id, name, created_at FROM orgs WHERE id = ${id}`
-        })(claimed.value.orgId)
+        return yield* findOrg(claimed.value.orgId)
       }).pipe(sql.withTransaction, uniqueAsAlreadyMember, Effect.withSpan("OrgRepo.join"))
 
+    const members = SqlSchema.findAll({
+      Request: OrgId,
+      Result: Member,
+      execute: (orgId) => sql`SELECT user_sub FROM org_members WHERE org_id = ${orgId}`
+    })
     /** The Stellar accounts of the organization's wallet members. */
-    const memberAccounts = (orgId: OrgId) =>
-      SqlSchema.findAll({
-        Request: OrgId,
-        Result: Member,
-        execute: (orgId) => sql`SELECT user_sub FROM org_members WHERE org_id = ${orgId}`
-      })(orgId).pipe(Effect.map((rows) => rows.map((r) => r.userSub)), orUnavailable)
+    const memberAccounts = (orgId: OrgId) => members(orgId).pipe(Effect.map((rows) => rows.map((r) => r.userSub)), orUnavailable)
 
     return { membership, create, invite, join, memberAccounts } as const
   })

@@ -1,10 +1,10 @@
 import { Data, Duration, Effect, Option, Redacted, Runtime, Schedule } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
 import { readFile, rm, writeFile } from "node:fs/promises"
 import { createServer } from "node:net"
 import * as Path from "node:path"
 import { prepareCluster, run, SERVER_USER, serverEnv, type ServerUser } from "./FirstStart.ts"
+import { alive } from "./Process.ts"
 
 export class EmbeddedDatabaseError extends Data.TaggedError("EmbeddedDatabaseError")<{
   readonly message: string
@@ -43,21 +43,6 @@ const freePort = () =>
       server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))))
     })
   })
-
-/** Whether `pid` runs; a zombie (exited, not yet reaped by whoever adopted it) does not. */
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM"
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
-  } catch {
-    return true
-  }
-}
 
 const commandLine = (pid: number) =>
   readFile(`/proc/${pid}/cmdline`, "utf8").then(

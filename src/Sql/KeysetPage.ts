@@ -1,7 +1,6 @@
 import type { SqlClient } from "@effect/sql"
-import { SqlSchema } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
-import { Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { orUnavailable } from "./Errors.ts"
 
 export interface KeysetQuery {
@@ -11,8 +10,36 @@ export interface KeysetQuery {
 }
 
 /**
- * One newest-first page of `table` under `filters`, after the cursor: `limit + 1` rows, so that `toPage` can tell
- * whether another page follows. Rows are decoded with `Row`.
+ * Newest-first pages of `table`, made once per repository: each call reads one page under its `filters`, after the
+ * cursor: `limit + 1` rows, so that `toPage` can tell whether another page follows. Rows are decoded with `Row`. The
+ * filters are fragments of the caller's, so the statement is put together per call; the decoder is built here, once.
+ */
+export const keysetPages = <A, I>(
+  sql: SqlClient.SqlClient,
+  options: {
+    readonly table: string
+    readonly columns: string
+    readonly Row: Schema.Schema<A, I>
+  }
+) => {
+  const table = sql(options.table)
+  const columns = sql.literal(options.columns)
+  const decode = Schema.decodeUnknown(Schema.Array(options.Row))
+  return (filters: ReadonlyArray<Fragment>, query: KeysetQuery) =>
+    sql`
+        SELECT ${columns} FROM ${table}
+        WHERE ${
+      sql.and([
+        ...filters,
+        ...Option.toArray(Option.map(query.after, (a) => sql`(created_at, id) < (${a.createdAt}, ${a.id})`))
+      ])
+    }
+        ORDER BY created_at DESC, id DESC LIMIT ${query.limit + 1}`.pipe(Effect.flatMap(decode), orUnavailable)
+}
+
+/**
+ * One page, its decoder built on every call.
+ * @deprecated Make the pages once with `keysetPages` when the repository is made.
  */
 export const keysetPage = <A, I>(
   sql: SqlClient.SqlClient,
@@ -23,18 +50,4 @@ export const keysetPage = <A, I>(
     readonly filters: ReadonlyArray<Fragment>
   }
 ) =>
-(query: KeysetQuery) =>
-  SqlSchema.findAll({
-    Request: Schema.Void,
-    Result: options.Row,
-    execute: () =>
-      sql`
-        SELECT ${sql.literal(options.columns)} FROM ${sql(options.table)}
-        WHERE ${
-        sql.and([
-          ...options.filters,
-          ...Option.toArray(Option.map(query.after, (a) => sql`(created_at, id) < (${a.createdAt}, ${a.id})`))
-        ])
-      }
-        ORDER BY created_at DESC, id DESC LIMIT ${query.limit + 1}`
-  })(undefined).pipe(orUnavailable)
+(query: KeysetQuery) => keysetPages(sql, options)(options.filters, query)

@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Duration, Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
-import type { OrgId } from "../Domain/Ids.ts"
+import { OrgId } from "../Domain/Ids.ts"
 import { Submission, type SubmissionState } from "../Domain/Transfer.ts"
 import { deleteSome } from "../Sql/DeleteSome.ts"
 import { orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
@@ -23,7 +23,22 @@ const COLUMNS =
   "inner_hash, outer_hash, envelope, source, session_sub, org_id, payout_id, state, result_code, ledger, max_time, lease_until, created_at, updated_at"
 
 const Hash = Schema.Struct({ innerHash: Schema.String })
+/** `transition`'s statement is put together per call (its columns are the caller's); its rows decode with this. */
+const decodeHashes = Schema.decodeUnknown(Schema.Array(Hash))
 const Created = Schema.Struct({ existed: Schema.Boolean, created: Schema.Boolean })
+
+const NewRow = Submission.pick(
+  "innerHash",
+  "outerHash",
+  "envelope",
+  "source",
+  "sessionSub",
+  "orgId",
+  "payoutId",
+  "maxTime",
+  "leaseUntil"
+)
+const Quota = Schema.Struct({ limit: Schema.Number, since: Schema.DateFromSelf, now: Schema.DateFromSelf })
 
 /**
  * Durable submissions and the sponsor's quota reservations. A submission's lease records the instance holding it
@@ -36,10 +51,31 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
     /** This instance, as the owner of the leases it takes. */
     const instance = randomUUID()
 
-    const hashes = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
-      SqlSchema.findAll({ Request: Schema.Void, Result: Hash, execute: () => statement })(undefined).pipe(
-        Effect.catchTag("ParseError", Effect.die)
-      )
+    const record = SqlSchema.findAll({
+      Request: Schema.Struct({ row: NewRow, quota: Schema.UndefinedOr(Quota) }),
+      Result: Created,
+      execute: ({ row, quota }) => {
+        const withinQuota = quota === undefined
+          ? sql.literal("TRUE")
+          : sql`(SELECT count(*) FROM sponsor_quota WHERE source = ${row.source} AND reserved_at > ${quota.since}) < ${quota.limit}`
+        const reservation = quota === undefined
+          ? sql.literal("")
+          : sql`, reserved AS (
+              INSERT INTO sponsor_quota (inner_hash, source, reserved_at)
+              SELECT inner_hash, source, ${quota.now}::timestamptz FROM created)`
+        return sql`
+              WITH existing AS (SELECT 1 FROM submissions WHERE inner_hash = ${row.innerHash}),
+              created AS (
+                INSERT INTO submissions
+                  (inner_hash, outer_hash, envelope, source, session_sub, org_id, payout_id, state, max_time, lease_until, lease_owner)
+                SELECT ${row.innerHash}, ${row.outerHash}, ${row.envelope}, ${row.source}, ${row.sessionSub},
+                  ${row.orgId}::uuid, ${row.payoutId}::uuid, 'pending', ${row.maxTime}::timestamptz,
+                  ${row.leaseUntil}::timestamptz, ${instance}
+                WHERE NOT EXISTS (SELECT 1 FROM existing) AND ${withinQuota}
+                RETURNING inner_hash, source)${reservation}
+              SELECT EXISTS (SELECT 1 FROM existing) AS existed, EXISTS (SELECT 1 FROM created) AS created`
+      }
+    })
 
     /**
      * Records the submission and reserves one unit of the source's quota in one transaction, serialized per
@@ -54,30 +90,7 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
     ) =>
       Effect.gen(function*() {
         yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`sponsor-quota:${row.source}`}))`
-        const withinQuota = quota === undefined
-          ? sql.literal("TRUE")
-          : sql`(SELECT count(*) FROM sponsor_quota WHERE source = ${row.source} AND reserved_at > ${quota.since}) < ${quota.limit}`
-        const reservation = quota === undefined
-          ? sql.literal("")
-          : sql`, reserved AS (
-              INSERT INTO sponsor_quota (inner_hash, source, reserved_at)
-              SELECT inner_hash, source, ${quota.now}::timestamptz FROM created)`
-        const [outcome] = yield* SqlSchema.findAll({
-          Request: Schema.Void,
-          Result: Created,
-          execute: () =>
-            sql`
-              WITH existing AS (SELECT 1 FROM submissions WHERE inner_hash = ${row.innerHash}),
-              created AS (
-                INSERT INTO submissions
-                  (inner_hash, outer_hash, envelope, source, session_sub, org_id, payout_id, state, max_time, lease_until, lease_owner)
-                SELECT ${row.innerHash}, ${row.outerHash}, ${row.envelope}, ${row.source}, ${row.sessionSub},
-                  ${row.orgId}::uuid, ${row.payoutId}::uuid, 'pending', ${row.maxTime}::timestamptz,
-                  ${row.leaseUntil}::timestamptz, ${instance}
-                WHERE NOT EXISTS (SELECT 1 FROM existing) AND ${withinQuota}
-                RETURNING inner_hash, source)${reservation}
-              SELECT EXISTS (SELECT 1 FROM existing) AS existed, EXISTS (SELECT 1 FROM created) AS created`
-        })(undefined).pipe(Effect.catchTag("ParseError", Effect.die))
+        const [outcome] = yield* record({ row, quota }).pipe(Effect.catchTag("ParseError", Effect.die))
         if (outcome?.existed === true) return "exists" as CreateOutcome
         if (outcome?.created !== true) return "quota" as CreateOutcome
         yield* link
@@ -88,24 +101,25 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
         Effect.withSpan("SubmissionRepo.create")
       )
 
-    const find = (hash: string) =>
-      SqlSchema.findOne({
-        Request: Schema.String,
-        Result: Submission,
-        execute: (hash) => sql`SELECT ${columns} FROM submissions WHERE inner_hash = ${hash} OR outer_hash = ${hash}`
-      })(hash).pipe(orUnavailable, Effect.withSpan("SubmissionRepo.find"))
+    const byHash = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Submission,
+      execute: (hash) => sql`SELECT ${columns} FROM submissions WHERE inner_hash = ${hash} OR outer_hash = ${hash}`
+    })
+    const find = (hash: string) => byHash(hash).pipe(orUnavailable, Effect.withSpan("SubmissionRepo.find"))
 
+    const byHashes = SqlSchema.findAll({
+      Request: Schema.Struct({ orgId: OrgId, hashes: Schema.Array(Schema.String) }),
+      Result: Submission,
+      execute: ({ orgId, hashes }) =>
+        sql`SELECT ${columns} FROM submissions
+                WHERE org_id = ${orgId} AND (inner_hash IN ${sql.in(hashes)} OR outer_hash IN ${sql.in(hashes)})`
+    })
     /** The organization's submissions named by any of `hashes` (inner or outer). */
     const findMany = (orgId: OrgId, hashes: ReadonlyArray<string>) =>
       hashes.length === 0
         ? Effect.succeed([])
-        : SqlSchema.findAll({
-          Request: Schema.Void,
-          Result: Submission,
-          execute: () =>
-            sql`SELECT ${columns} FROM submissions
-                WHERE org_id = ${orgId} AND (inner_hash IN ${sql.in(hashes)} OR outer_hash IN ${sql.in(hashes)})`
-        })(undefined).pipe(orUnavailable, Effect.withSpan("SubmissionRepo.findMany"))
+        : byHashes({ orgId, hashes }).pipe(orUnavailable, Effect.withSpan("SubmissionRepo.findMany"))
 
     /** Runs `effect` in one transaction (a state change and what follows from it). */
     const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>) => sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", unavailableOrDie))
@@ -119,10 +133,10 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
       at?: Date
     ) =>
       Effect.flatMap(at === undefined ? Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms)) : Effect.succeed(at), (now) =>
-        hashes(sql`
+        sql`
           UPDATE submissions SET ${sql.update({ state: to, ...fields, updatedAt: now })}
           WHERE inner_hash = ${innerHash} AND state IN ${sql.in(from)}
-          RETURNING inner_hash`)).pipe(
+          RETURNING inner_hash`.pipe(Effect.flatMap(decodeHashes), Effect.catchTag("ParseError", Effect.die))).pipe(
         Effect.map((rows) => rows.length === 1),
         orUnavailable,
         Effect.withSpan("SubmissionRepo.transition", { attributes: { to } })
@@ -161,13 +175,11 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
           reconcile_failures = reconcile_failures + 1
         WHERE inner_hash = ${innerHash} AND lease_owner = ${owner}`.pipe(Effect.asVoid, orUnavailable)
 
-    /** In-flight submissions nobody holds a lease on, leased to `owner` (this instance unless told). */
-    const claimStale = (now: Date, until: Date, limit: number, owner: string = instance) =>
-      SqlSchema.findAll({
-        Request: Schema.Void,
-        Result: Submission,
-        execute: () =>
-          sql`
+    const claimLapsed = SqlSchema.findAll({
+      Request: Schema.Struct({ now: Schema.DateFromSelf, until: Schema.DateFromSelf, limit: Schema.Number, owner: Schema.String }),
+      Result: Submission,
+      execute: ({ now, until, limit, owner }) =>
+        sql`
             UPDATE submissions SET lease_until = ${until}, lease_owner = ${owner}
             WHERE inner_hash IN (
               SELECT inner_hash FROM submissions
@@ -175,7 +187,10 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
               ORDER BY lease_until LIMIT ${limit}
               FOR UPDATE SKIP LOCKED)
             RETURNING ${columns}`
-      })(undefined).pipe(orUnavailable, Effect.withSpan("SubmissionRepo.claimStale"))
+    })
+    /** In-flight submissions nobody holds a lease on, leased to `owner` (this instance unless told). */
+    const claimStale = (now: Date, until: Date, limit: number, owner: string = instance) =>
+      claimLapsed({ now, until, limit, owner }).pipe(orUnavailable, Effect.withSpan("SubmissionRepo.claimStale"))
 
     /** Deletes up to `limit` quota reservations made before `before` (outside the quota window, so spent). */
     const pruneQuota = (before: Date, limit: number) =>

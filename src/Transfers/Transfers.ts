@@ -1,5 +1,5 @@
 import { type FeeBumpTransaction, StrKey, type Transaction } from "@stellar/stellar-sdk"
-import { Clock, Data, DateTime, Duration, Effect, Either, Exit, Fiber, Option, Schedule } from "effect"
+import { Clock, Data, DateTime, Duration, Effect, Either, Exit, Fiber, Option } from "effect"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Organizations } from "../Orgs/Organizations.ts"
 import { StellarConfig, SubmissionConfig } from "../Config.ts"
@@ -8,6 +8,7 @@ import type { OrgId, PayoutId } from "../Domain/Ids.ts"
 import type { Session } from "../Domain/Session.ts"
 import { outcomeOf, SponsorRefused, type TransferRequest, TransferStatus } from "../Domain/Transfer.ts"
 import { countSponsorRefusal } from "../Observability/Metrics.ts"
+import { keepLeased } from "../Sql/Lease.ts"
 import { RpcClient } from "../Stellar/RpcClient.ts"
 import { decodeInner, envelopeXdr, txHashHex, validSigners } from "./Envelope.ts"
 import { followSchedule, Network, PollOutcome } from "./Network.ts"
@@ -54,15 +55,15 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
     /**
      * Holds the lease while this request drives the submission, so the reconciler leaves it alone. The lease taken
      * when the submission was recorded lasts three reconcile intervals and the first renewal comes one interval in
-     * (`Effect.schedule` waits before each run), so a transfer that settles sooner writes no lease at all. A renewal
-     * that fails (the database down) is tried again on the next beat; a lease that lapsed meanwhile only lets the
-     * reconciler follow the transaction too, which never sends it twice.
+     * (`keepLeased`), so a transfer that settles sooner writes no lease at all. A renewal that fails (the database
+     * down) is tried again on the next beat; a lease that lapsed meanwhile only lets the reconciler follow the
+     * transaction too, which never sends it twice.
      */
     const heartbeat = (innerHash: string) =>
-      Effect.flatMap(now, (at) => repo.lease(innerHash, new Date(at.getTime() + Duration.toMillis(leaseFor)))).pipe(
-        Effect.catchAllCause((cause) => Effect.logWarning("could not renew a submission lease", cause)),
-        Effect.schedule(Schedule.spaced(reconcileInterval)),
-        Effect.forever
+      keepLeased(
+        Effect.flatMap(now, (at) => repo.lease(innerHash, new Date(at.getTime() + Duration.toMillis(leaseFor)))),
+        reconcileInterval,
+        "a submission lease"
       )
 
     /** Hands the submission to the reconciler at once, whatever the outcome here (interrupted included). */

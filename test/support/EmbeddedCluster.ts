@@ -1,10 +1,10 @@
 import { Effect, Exit, Redacted, Scope } from "effect"
-import { readFileSync } from "node:fs"
 import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
 import type { TestProject } from "vitest/node"
 import { startEmbedded } from "../../src/Sql/Embedded.ts"
+import { alive } from "../../src/Sql/Process.ts"
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -15,20 +15,7 @@ declare module "vitest" {
 
 const PREFIX = "payroll-test-cluster-"
 
-/** Whether `pid` runs; a zombie (exited, not yet reaped by whoever adopted it) does not. */
-export const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
-  } catch {
-    return false
-  }
-}
+export { alive }
 
 /** A run that is still initialising its cluster has not written pg.starter yet. */
 const recent = (dir: string) => stat(dir).then((s) => Date.now() - s.mtimeMs < 10 * 60_000, () => false)
