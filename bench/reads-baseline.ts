@@ -150,7 +150,7 @@ const me = async (req: IncomingMessage): Promise<unknown> => {
       `SELECT c.org_id, o.name AS org_name, c.id AS contractor_id, i.id AS invite_id
        FROM contractors c
        JOIN orgs o ON o.id = c.org_id
-       LEFT JOIN LATERAL (
+       JOIN LATERAL (
          SELECT id FROM invites
          WHERE contractor_id = c.id AND derived AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > $1
          ORDER BY created_at DESC LIMIT 1) i ON true
