@@ -1,12 +1,25 @@
-import { defineConfig } from "vitest/config"
+import { configDefaults, defineConfig } from "vitest/config"
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    globalSetup: ["test/support/EmbeddedCluster.ts"],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: "forks",
-    reporters: ["default"]
+    // A passing run shows the summary (and the suites' figures lines); a failing test shows its console output.
+    silent: "passed-only",
+    reporters: ["default", "./test/support/FiguresReporter.ts"],
+    projects: [
+      // Rules on test Layers: no database, so no globalSetup (`vitest run test/unit` starts no PostgreSQL).
+      { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
+      {
+        extends: true,
+        test: {
+          name: "e2e",
+          include: ["test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, "test/unit/**"],
+          globalSetup: ["test/support/EmbeddedCluster.ts"]
+        }
+      }
+    ]
   }
 })

@@ -125,7 +125,7 @@ const NOT_IMPLEMENTED = /^\/(withdraw|auditor\/disclose|auth\/privy|funding\/)/
 const stats = new Map<string, number>()
 afterAll(() => {
   if (process.env.FUZZ_STATS === undefined) return
-  console.log([...stats.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k} ${n}`).join("\n"))
+  console.log(`[fuzz stats]\n${[...stats.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k} ${n}`).join("\n")}`)
 })
 
 const check = async (app: TestAppShape, sent: Sent) => {

@@ -424,7 +424,7 @@ const relay = (target: { readonly host: string; readonly port: number }) =>
   })))
 
 class LoggedApp extends Context.Tag("test/LoggedApp")<LoggedApp, {
-  readonly app: TestAppShape
+  readonly app: Pick<TestAppShape, "url" | "rpc">
   readonly lines: Array<LogLine>
   /** Cuts the service off its database (only on a PostgreSQL server: the embedded one is served in-process). */
   readonly cutDatabase: Effect.Effect<void> | undefined
@@ -469,7 +469,7 @@ const LoggedAppLive = Layer.scoped(
       Layer.provide(environment)
     )
     const context = yield* Layer.build(server)
-    return { app: { url: urlOf(context), rpc } as unknown as TestAppShape, lines, cutDatabase }
+    return { app: { url: urlOf(context), rpc }, lines, cutDatabase }
   })
 )
 
@@ -575,7 +575,7 @@ const probeServer = (withDefects: boolean) =>
       Layer.provide(captureLayer(logger))
     )
     const context = yield* Layer.build(served)
-    return { app: { url: urlOf(context) } as unknown as TestAppShape, lines }
+    return { app: { url: urlOf(context) }, lines }
   })
 
 describe("defects", () => {

@@ -67,7 +67,7 @@ const waitFor = <A>(what: string, probe: () => A | undefined, timeoutMs = 15_000
   })
 
 /** Some traffic: sign-ins, an organization, a sponsored transfer, a refused one, an invite used end to end. */
-const traffic = (app: TestAppShape) =>
+const traffic = (app: Pick<TestAppShape, "url" | "rpc">) =>
   Effect.gen(function*() {
     const { token, wallet } = yield* walletEmployer(app)
     const paid = yield* postTransfer(app, token, innerTransfer(app, wallet))

@@ -13,7 +13,7 @@ export interface Reply {
 
 /** One real HTTP request to the service under test. */
 export const call = (
-  app: TestAppShape,
+  app: Pick<TestAppShape, "url">,
   method: string,
   path: string,
   options: { readonly token?: string; readonly json?: unknown; readonly body?: string; readonly headers?: Record<string, string> } = {}
@@ -45,7 +45,7 @@ export const signChallenge = (xdr: string, passphrase: string, ...signers: Reado
 }
 
 /** SEP-10 sign-in of a wallet through the typed client; returns the session token. */
-export const signIn = (app: TestAppShape, wallet: Keypair = Keypair.random()) =>
+export const signIn = (app: Pick<TestAppShape, "url">, wallet: Keypair = Keypair.random()) =>
   Effect.gen(function*() {
     const client = yield* api(app)
     const challenge = yield* client.auth.sep10Challenge({ urlParams: { account: wallet.publicKey() } })
@@ -55,7 +55,7 @@ export const signIn = (app: TestAppShape, wallet: Keypair = Keypair.random()) =>
   }).pipe(Effect.orDie)
 
 /** A signed-in wallet that owns a new organization (typed client). */
-export const employer = (app: TestAppShape, orgName = "Acme Inc") =>
+export const employer = (app: Pick<TestAppShape, "url">, orgName = "Acme Inc") =>
   Effect.gen(function*() {
     const wallet = Keypair.random()
     const token = yield* signIn(app, wallet)

@@ -31,7 +31,7 @@ export interface Payroll {
 }
 
 /** An organization with `wallets` wallets and a `ready` batch of `payouts` payouts, set up through the typed client. */
-export const crashDrillPayroll = (app: TestAppShape, options: { readonly wallets: number; readonly payouts: number }) =>
+export const crashDrillPayroll = (app: Pick<TestAppShape, "url" | "rpc">, options: { readonly wallets: number; readonly payouts: number }) =>
   Effect.gen(function*() {
     const owner = yield* walletEmployer(app, "Crash Drill Co")
     const client = yield* api(app, owner.token)

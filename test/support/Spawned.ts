@@ -7,8 +7,8 @@ import { CONFIDENTIAL_TOKEN, freePort, type TestAppShape } from "./TestApp.ts"
 
 export interface Spawned {
   readonly child: ChildProcess
-  /** Enough of a TestAppShape for `call`, `signIn`, `walletEmployer` and `innerTransfer`. */
-  readonly app: TestAppShape
+  /** The TestAppShape of a separate process: no clock to move, no further instance to start in it. */
+  readonly app: Omit<TestAppShape, "clock" | "startInstance">
   /** Resolves with the exit code and the time (ms since epoch) the process exited. */
   readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly at: number }>
   readonly output: () => string
@@ -63,14 +63,6 @@ export const spawnService = (rpc: LoopbackRpc, env: Readonly<Record<string, stri
       }
       throw new Error(`the service did not start:\n${output}`)
     })
-    const app = {
-      url,
-      rpc,
-      sep10Key,
-      sponsorKey,
-      faucetKey,
-      jwtSecret,
-      config: settings
-    } as unknown as TestAppShape
+    const app = { url, rpc, sep10Key, sponsorKey, faucetKey, jwtSecret, config: settings }
     return { child, app, exited, output: () => output } satisfies Spawned
   })

@@ -33,7 +33,7 @@ export interface InnerOptions {
  * A `confidential_transfer(from, to, data)` call signed by the employer's wallet, as its client builds it: `data`
  * is a real-size `TransferData` (a 15,000-byte stand-in proof), so the envelope is about 16 KB of XDR.
  */
-export const innerTransfer = (app: TestAppShape, wallet: Keypair, options: InnerOptions = {}) => {
+export const innerTransfer = (app: Pick<TestAppShape, "rpc">, wallet: Keypair, options: InnerOptions = {}) => {
   const sequence = options.sequence ?? app.rpc.account(wallet.publicKey())?.sequence ?? 0n
   const to = options.to ?? Keypair.random().publicKey()
   const contract = options.contract ?? CONFIDENTIAL_TOKEN
@@ -77,7 +77,7 @@ const withAuth = (op: xdr.Operation, auth: ReadonlyArray<xdr.SorobanAuthorizatio
 }
 
 /** An employer whose wallet exists on the loopback ledger (typed client). */
-export const walletEmployer = (app: TestAppShape, name = "Payroll Co") =>
+export const walletEmployer = (app: Pick<TestAppShape, "url" | "rpc">, name = "Payroll Co") =>
   Effect.gen(function*() {
     const wallet = Keypair.random()
     app.rpc.setAccount({ id: wallet.publicKey() })
@@ -87,5 +87,5 @@ export const walletEmployer = (app: TestAppShape, name = "Payroll Co") =>
     return { wallet, token }
   })
 
-export const postTransfer = (app: TestAppShape, token: string, signedXDR: string, url = app.url) =>
+export const postTransfer = (app: Pick<TestAppShape, "url">, token: string, signedXDR: string, url = app.url) =>
   call({ ...app, url }, "POST", "/transfer", { token, json: { signedXDR } })

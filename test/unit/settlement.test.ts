@@ -1,8 +1,10 @@
+import type { SqlError } from "@effect/sql/SqlError"
 import { describe, expect, it } from "@effect/vitest"
 import { Account, Keypair, Networks, Operation, TransactionBuilder } from "@stellar/stellar-sdk"
 import { Duration, Effect, Exit, Fiber, Layer, TestClock } from "effect"
-import { type OrgId, PayoutId } from "../../src/Domain/Ids.ts"
+import { OrgId, PayoutId } from "../../src/Domain/Ids.ts"
 import type { SubmissionState } from "../../src/Domain/Transfer.ts"
+import { unavailableOrDie } from "../../src/Sql/Errors.ts"
 import { Network, PollOutcome, SendOutcome } from "../../src/Transfers/Network.ts"
 import { SettlementHooks } from "../../src/Transfers/SettlementHooks.ts"
 import { answerFor, Settle } from "../../src/Transfers/Settle.ts"
@@ -136,6 +138,9 @@ const P1 = PayoutId.make("7b0c4a43-3c5e-4c5a-9c56-1f0f6f1f7d10")
 const writes: Array<string> = []
 let concurrentWriter = false
 
+/** A method Settle never calls: a defect if it does. */
+const unused = (method: string) => () => Effect.dieMessage(`Settle called SubmissionRepo.${method}`)
+
 const SubmissionRepoTest = Layer.succeed(
   SubmissionRepo,
   SubmissionRepo.make({
@@ -146,8 +151,20 @@ const SubmissionRepoTest = Layer.succeed(
         return true
       }),
     releaseQuota: (innerHash: string) => Effect.sync(() => void writes.push(`${innerHash}: quota released`)),
-    atomically: <A, E, R>(effect: Effect.Effect<A, E, R>) => effect
-  } as unknown as SubmissionRepo)
+    atomically: <A, E, R>(effect: Effect.Effect<A, E, R>) => {
+      const inTransaction: Effect.Effect<A, E | SqlError, R> = effect
+      return Effect.catchTag(inTransaction, "SqlError", unavailableOrDie)
+    },
+    create: unused("create"),
+    find: unused("find"),
+    findMany: unused("findMany"),
+    lease: unused("lease"),
+    release: unused("release"),
+    retryLater: unused("retryLater"),
+    claimStale: unused("claimStale"),
+    pruneQuota: unused("pruneQuota"),
+    pruneFinal: unused("pruneFinal")
+  })
 )
 
 /** The other features' side of settlement (payouts, faucet grants), as Settle sees it. */
@@ -165,7 +182,7 @@ const row = (overrides: Partial<Submission> = {}): Submission => ({
   envelope: "",
   source: wallet.publicKey(),
   sessionSub: wallet.publicKey(),
-  orgId: "org" as OrgId,
+  orgId: OrgId.make("0b6f3c1e-2a4d-4e8f-9b1c-5d7e9f0a1b2c"),
   payoutId: null,
   state: "submitted",
   resultCode: null,
