@@ -38,8 +38,7 @@ const SCHEMA = [
     pvk text,
     auditor_id integer,
     status text NOT NULL CHECK (status IN ('invited', 'onboarding', 'ready', 'inactive')),
-    rate_amount text,
-    rate_currency text CHECK (rate_currency IN ('USDC')),
+    rate jsonb CHECK (rate IS NULL OR rate->>'currency' = 'USDC'),
     user_sub text,
     created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', clock_timestamp()),
     updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
@@ -103,8 +102,7 @@ const membership = async (sub: string): Promise<Membership | undefined> => {
   return rows[0]
 }
 
-const COLUMNS = `id, org_id, name, email, address, pvk, auditor_id, status, user_sub, created_at, last_paid_at,
-  CASE WHEN rate_amount IS NULL THEN NULL ELSE json_build_object('amount', rate_amount, 'currency', rate_currency) END AS rate`
+const COLUMNS = "id, org_id, name, email, address, pvk, auditor_id, status, rate, user_sub, created_at, last_paid_at"
 
 interface ContractorRow {
   readonly id: string
@@ -211,12 +209,12 @@ const seedContractors = async (req: IncomingMessage): Promise<unknown> => {
   if (rows.length === 0) return { imported: 0 }
   const values: Array<unknown> = []
   const tuples = rows.map((row) => {
-    values.push(randomUUID(), member.org_id, row.name, row.email, row.amount, row.amount === null ? null : "USDC")
+    values.push(randomUUID(), member.org_id, row.name, row.email, row.amount === null ? null : JSON.stringify({ amount: row.amount, currency: "USDC" }))
     const n = values.length
-    return `($${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}, NULL, NULL, NULL, 'invited', $${n - 1}, $${n})`
+    return `($${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, NULL, NULL, NULL, 'invited', $${n})`
   })
   await pool.query(
-    `INSERT INTO contractors (id, org_id, name, email, address, pvk, auditor_id, status, rate_amount, rate_currency) VALUES ${tuples.join(", ")}`,
+    `INSERT INTO contractors (id, org_id, name, email, address, pvk, auditor_id, status, rate) VALUES ${tuples.join(", ")}`,
     values
   )
   return { imported: rows.length }

@@ -3,7 +3,7 @@ import { Authentication } from "../Auth/Security.ts"
 import {
   BulkImport,
   BulkImportResult,
-  Contractor,
+  ContractorJson,
   ContractorPage,
   CreateContractor,
   Invitation,
@@ -19,7 +19,7 @@ export class ContractorsApi extends HttpApiGroup.make("contractors")
   .add(
     HttpApiEndpoint.post("create", "/contractors")
       .setPayload(CreateContractor)
-      .addSuccess(Contractor)
+      .addSuccess(ContractorJson)
       .addError(Conflict)
   )
   .add(
@@ -35,13 +35,13 @@ export class ContractorsApi extends HttpApiGroup.make("contractors")
   )
   .add(
     HttpApiEndpoint.get("get")`/contractors/${id}`
-      .addSuccess(Contractor)
+      .addSuccess(ContractorJson)
       .addError(NotFound)
   )
   .add(
     HttpApiEndpoint.patch("update")`/contractors/${id}`
       .setPayload(UpdateContractor)
-      .addSuccess(Contractor)
+      .addSuccess(ContractorJson)
       .addError(NotFound)
       .addError(Conflict)
   )
@@ -54,7 +54,7 @@ export class ContractorsApi extends HttpApiGroup.make("contractors")
   )
   .add(
     HttpApiEndpoint.post("check")`/contractors/${id}/check`
-      .addSuccess(Contractor)
+      .addSuccess(ContractorJson)
       .addError(NotFound)
       .addError(UpstreamUnavailable)
       .annotate(

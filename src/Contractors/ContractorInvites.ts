@@ -2,7 +2,7 @@ import { Effect, Option, Redacted } from "effect"
 import { createHmac, hkdfSync, randomUUID } from "node:crypto"
 import { OperationalKeys } from "../Auth/Keys.ts"
 import { hashToken, INVITE_TTL_MS } from "../Orgs/InviteToken.ts"
-import type { ContractorRecord } from "../Domain/Contractor.ts"
+import type { Contractor } from "../Domain/Contractor.ts"
 import type { ContractorId, OrgId } from "../Domain/Ids.ts"
 import { InviteRepo, type NewInvite } from "./InviteRepo.ts"
 
@@ -13,7 +13,7 @@ export interface Claimant {
 }
 
 /** A contractor `GET /me` can find: still invited, with an address or an email to sign in with. */
-const discoverable = (c: ContractorRecord) => c.status === "invited" && (Option.isSome(c.address) || Option.isSome(c.email))
+const discoverable = (c: Contractor) => c.status === "invited" && (Option.isSome(c.address) || Option.isSome(c.email))
 
 /**
  * Contractor invites. A token is a keyed MAC of the invite's id, so that only its hash is stored and yet the
@@ -56,11 +56,11 @@ export class ContractorInvites extends Effect.Service<ContractorInvites>()("Cont
      * their other ones; its token is not shown here: the contractor gets it from `GET /me`. Runs inside the caller's
      * transaction when there is one (see `addInvited`).
      */
-    const openFor = (contractors: ReadonlyArray<ContractorRecord>, now: Date) =>
+    const openFor = (contractors: ReadonlyArray<Contractor>, now: Date) =>
       repo.issueMany(contractors.filter(discoverable).map((c) => derived(c.orgId, c.id, now).invite))
 
     /** Adds contractors (`insert`) and, in the same transaction, their invites (`openFor`). */
-    const addInvited = <E, R>(insert: Effect.Effect<ReadonlyArray<ContractorRecord>, E, R>, now: Date) =>
+    const addInvited = <E, R>(insert: Effect.Effect<ReadonlyArray<Contractor>, E, R>, now: Date) =>
       insert.pipe(
         Effect.tap((added) => openFor(added, now)),
         repo.transaction,

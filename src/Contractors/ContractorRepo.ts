@@ -2,29 +2,10 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Option, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
-import { ContractorRecord, ContractorStatus } from "../Domain/Contractor.ts"
-import { ContractorId, type OrgId } from "../Domain/Ids.ts"
+import { Contractor, type ContractorChanges, ContractorStatus, type NewContractor } from "../Domain/Contractor.ts"
+import { ContractorId, OrgId } from "../Domain/Ids.ts"
 import { isUniqueViolation, orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
-import { keysetPage, type KeysetQuery } from "../Sql/KeysetPage.ts"
-
-/** The columns a contractor is written with (its rate as two columns). */
-export interface ContractorColumns {
-  readonly orgId: OrgId
-  readonly name: string
-  readonly email: string | null
-  readonly address: string | null
-  readonly pvk: string | null
-  readonly auditorId: number | null
-  readonly status: ContractorStatus
-  readonly rateAmount: string | null
-  readonly rateCurrency: string | null
-  readonly userSub: string | null
-}
-
-export type NewContractor = Omit<ContractorColumns, "userSub"> & { readonly id: string }
-
-/** The columns to change; an absent or undefined one stays as it is. */
-export type ContractorChanges = { readonly [K in Exclude<keyof ContractorColumns, "orgId">]?: ContractorColumns[K] | undefined }
+import { keysetPages, type KeysetQuery } from "../Sql/KeysetPage.ts"
 
 export class DuplicateContractor extends Data.TaggedError("DuplicateContractor") {}
 
@@ -33,11 +14,7 @@ export interface ListQuery extends KeysetQuery {
   readonly q: Option.Option<string>
 }
 
-const COLUMNS = `id, org_id, name, email, address, pvk, auditor_id, status, user_sub, created_at, last_paid_at,
-  CASE WHEN rate_amount IS NULL THEN NULL ELSE json_build_object('amount', rate_amount, 'currency', rate_currency) END AS rate`
-
-const definedOnly = (changes: ContractorChanges) =>
-  Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined))
+const COLUMNS = "id, org_id, name, email, address, pvk, auditor_id, status, rate, user_sub, created_at, last_paid_at"
 
 const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
@@ -45,7 +22,13 @@ const StatusOf = Schema.Struct({ id: ContractorId, status: ContractorStatus })
 
 const Taken = Schema.Struct({ email: Schema.NullOr(Schema.String), address: Schema.NullOr(Schema.String) })
 
-/** The contractor directory's SQL; every query is scoped to one organization. */
+/** Changes as columns: only the defined ones, encoded as the entity's update variant encodes them. */
+const encodeChanges = Schema.encodeSync(Schema.partial(Contractor.update.pipe(Schema.omit("id", "orgId"))))
+
+const definedOnly = (changes: ContractorChanges) =>
+  Object.fromEntries(Object.entries(encodeChanges(changes)).filter(([key]) => (changes as Record<string, unknown>)[key] !== undefined))
+
+/** The contractor directory's SQL; every query is scoped to one organization. Queries are built once. */
 export class ContractorRepo extends Effect.Service<ContractorRepo>()("Contractors/ContractorRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -57,36 +40,38 @@ export class ContractorRepo extends Effect.Service<ContractorRepo>()("Contractor
         ParseError: Effect.die
       })
 
+    const insert = SqlSchema.findAll({
+      Request: Schema.Array(Contractor.insert),
+      Result: Contractor,
+      execute: (rows) => sql`INSERT INTO contractors ${sql.insert(rows)} RETURNING ${columns}`
+    })
+
     const insertMany = (rows: ReadonlyArray<NewContractor>) =>
       rows.length === 0
-        ? Effect.succeed<ReadonlyArray<ContractorRecord>>([])
-        : SqlSchema.findAll({
-          Request: Schema.Void,
-          Result: ContractorRecord,
-          execute: () => sql`INSERT INTO contractors ${sql.insert(rows)} RETURNING ${columns}`
-        })(undefined).pipe(
-          uniqueAsDuplicate,
-          Effect.withSpan("ContractorRepo.insertMany", { attributes: { rows: rows.length } })
-        )
+        ? Effect.succeed<ReadonlyArray<Contractor>>([])
+        : insert(rows).pipe(uniqueAsDuplicate, Effect.withSpan("ContractorRepo.insertMany", { attributes: { rows: rows.length } }))
+
+    const byId = SqlSchema.findOne({
+      Request: Schema.Struct({ orgId: OrgId, id: ContractorId }),
+      Result: Contractor,
+      execute: ({ id, orgId }) => sql`SELECT ${columns} FROM contractors WHERE org_id = ${orgId} AND id = ${id}`
+    })
 
     const findById = (orgId: OrgId, id: ContractorId) =>
-      SqlSchema.findOne({
-        Request: Schema.Void,
-        Result: ContractorRecord,
-        execute: () => sql`SELECT ${columns} FROM contractors WHERE org_id = ${orgId} AND id = ${id}`
-      })(undefined).pipe(orUnavailable, Effect.withSpan("ContractorRepo.findById"))
+      byId({ orgId, id }).pipe(orUnavailable, Effect.withSpan("ContractorRepo.findById"))
+
+    const takenIn = SqlSchema.findAll({
+      Request: Schema.Struct({ orgId: OrgId, emails: Schema.Array(Schema.String), addresses: Schema.Array(Schema.String) }),
+      Result: Taken,
+      execute: ({ addresses, emails, orgId }) =>
+        sql`
+          SELECT lower(email) AS email, address FROM contractors
+          WHERE org_id = ${orgId} AND (lower(email) = ANY(${emails}) OR address = ANY(${addresses}))`
+    })
 
     /** Emails (lower-cased) and addresses of this organization that are already taken. */
     const taken = (orgId: OrgId, emails: ReadonlyArray<string>, addresses: ReadonlyArray<string>) =>
-      SqlSchema.findAll({
-        Request: Schema.Void,
-        Result: Taken,
-        execute: () =>
-          sql`
-            SELECT lower(email) AS email, address FROM contractors
-            WHERE org_id = ${orgId}
-              AND (lower(email) = ANY(${emails.map((e) => e.toLowerCase())}) OR address = ANY(${addresses}))`
-      })(undefined).pipe(
+      takenIn({ orgId, emails: emails.map((e) => e.toLowerCase()), addresses }).pipe(
         Effect.map((rows) => ({
           emails: new Set(rows.flatMap((r) => r.email === null ? [] : [r.email])),
           addresses: new Set(rows.flatMap((r) => r.address === null ? [] : [r.address]))
@@ -95,64 +80,60 @@ export class ContractorRepo extends Effect.Service<ContractorRepo>()("Contractor
         Effect.withSpan("ContractorRepo.taken")
       )
 
-    const list = (orgId: OrgId, query: ListQuery) =>
-      keysetPage(sql, {
-        table: "contractors",
-        columns: COLUMNS,
-        Row: ContractorRecord,
-        filters: [
-          sql`org_id = ${orgId}`,
-          ...Option.toArray(Option.map(query.status, (status) => sql`status = ${status}`)),
-          ...Option.toArray(Option.map(query.q, (q) => sql`(name ILIKE ${likePattern(q)} OR email ILIKE ${likePattern(q)})`))
-        ]
-      })(query).pipe(Effect.withSpan("ContractorRepo.list"))
+    const page = keysetPages(sql, { table: "contractors", columns: COLUMNS, Row: Contractor })
 
-    /** Applies the changes when the contractor is still in `expectedStatus` (if given); none when it is not. */
-    const update = (
-      orgId: OrgId,
-      id: ContractorId,
-      changes: ContractorChanges,
-      now: Date,
-      expectedStatus?: ContractorStatus
-    ) =>
-      SqlSchema.findOne({
-        Request: Schema.Void,
-        Result: ContractorRecord,
-        execute: () =>
-          sql`
-            UPDATE contractors SET ${sql.update({ ...definedOnly(changes), updatedAt: now })}
-            WHERE ${
-            sql.and([
-              sql`org_id = ${orgId}`,
-              sql`id = ${id}`,
-              ...(expectedStatus === undefined ? [] : [sql`status = ${expectedStatus}`])
-            ])
-          }
-            RETURNING ${columns}`
-      })(undefined).pipe(
+    const list = (orgId: OrgId, query: ListQuery) =>
+      page([
+        sql`org_id = ${orgId}`,
+        ...Option.toArray(Option.map(query.status, (status) => sql`status = ${status}`)),
+        ...Option.toArray(Option.map(query.q, (q) => sql`(name ILIKE ${likePattern(q)} OR email ILIKE ${likePattern(q)})`))
+      ], query).pipe(Effect.withSpan("ContractorRepo.list"))
+
+    const decodeRow = Schema.decodeUnknown(Schema.Array(Contractor))
+
+    /**
+     * Applies the changes when the contractor is still in `expectedStatus` (if given); none when it is not. The
+     * columns changed vary with the call, so the statement is put together per call; its decoder is built once.
+     */
+    const update = (orgId: OrgId, id: ContractorId, changes: ContractorChanges, now: Date, expectedStatus?: ContractorStatus) =>
+      sql`
+        UPDATE contractors SET ${sql.update({ ...definedOnly(changes), updatedAt: now })}
+        WHERE ${
+        sql.and([
+          sql`org_id = ${orgId}`,
+          sql`id = ${id}`,
+          ...(expectedStatus === undefined ? [] : [sql`status = ${expectedStatus}`])
+        ])
+      }
+        RETURNING ${columns}`.pipe(
+        Effect.flatMap(decodeRow),
+        Effect.map((rows) => Option.fromNullable(rows[0])),
         uniqueAsDuplicate,
         Effect.withSpan("ContractorRepo.update")
       )
 
+    const linked = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: Contractor,
+      execute: (sub) =>
+        sql`
+          SELECT ${columns} FROM contractors
+          WHERE (user_sub = ${sub} OR address = ${sub}) AND status <> 'inactive'
+          ORDER BY created_at DESC LIMIT 20`
+    })
+
     /** The contractor records a signed-in user is linked to, newest first. */
-    const linkedTo = (sub: string) =>
-      SqlSchema.findAll({
-        Request: Schema.Void,
-        Result: ContractorRecord,
-        execute: () =>
-          sql`
-            SELECT ${columns} FROM contractors
-            WHERE (user_sub = ${sub} OR address = ${sub}) AND status <> 'inactive'
-            ORDER BY created_at DESC LIMIT 20`
-      })(undefined).pipe(orUnavailable, Effect.withSpan("ContractorRepo.linkedTo"))
+    const linkedTo = (sub: string) => linked(sub).pipe(orUnavailable, Effect.withSpan("ContractorRepo.linkedTo"))
+
+    const statusesOf = SqlSchema.findAll({
+      Request: Schema.Struct({ orgId: OrgId, ids: Schema.Array(ContractorId) }),
+      Result: StatusOf,
+      execute: ({ ids, orgId }) => sql`SELECT id, status FROM contractors WHERE org_id = ${orgId} AND id = ANY(${ids})`
+    })
 
     /** The statuses of those of `ids` that are contractors of the organization (inside a caller's transaction). */
     const statuses = (orgId: OrgId, ids: ReadonlyArray<ContractorId>) =>
-      SqlSchema.findAll({
-        Request: Schema.Void,
-        Result: StatusOf,
-        execute: () => sql`SELECT id, status FROM contractors WHERE org_id = ${orgId} AND id = ANY(${ids})`
-      })(undefined).pipe(Effect.catchTag("ParseError", Effect.die))
+      statusesOf({ orgId, ids }).pipe(Effect.catchTag("ParseError", Effect.die))
 
     /** A payout to the contractor settled (inside the settlement's transaction). */
     const markPaid = (id: ContractorId, now: Date) =>

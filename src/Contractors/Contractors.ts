@@ -4,16 +4,16 @@ import {
   BulkImportResult,
   BulkRowError,
   Contractor,
-  type ContractorRecord,
+  type ContractorChanges,
   type CreateContractor,
   Invitation,
   type ListContractorsParams,
   type UpdateContractor
 } from "../Domain/Contractor.ts"
 import { Conflict, notFound } from "../Domain/Errors.ts"
-import type { ContractorId, OrgId } from "../Domain/Ids.ts"
+import { ContractorId, type OrgId } from "../Domain/Ids.ts"
 import { BulkRows, type ValidRow } from "./BulkRows.ts"
-import { type ContractorChanges, ContractorRepo } from "./ContractorRepo.ts"
+import { ContractorRepo } from "./ContractorRepo.ts"
 import { registeredColumns, Registrations } from "./Directory.ts"
 import { decodeCursor, toPage } from "../Http/Cursor.ts"
 import { ContractorInvites } from "./ContractorInvites.ts"
@@ -38,20 +38,20 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
     const create = Effect.fn("Contractors.create")(function*(orgId: OrgId, input: CreateContractor) {
       const address = input.address ?? null
       const registered = yield* registrations.lookup(address)
-      const [row] = yield* invites.addInvited(repo.insertMany([{
-        id: randomUUID(),
+      const [row] = yield* invites.addInvited(repo.insertMany([Contractor.insert.make({
+        id: ContractorId.make(randomUUID()),
         orgId,
         name: input.name,
-        email: input.email ?? null,
-        address,
-        pvk: null,
-        auditorId: null,
+        email: Option.fromNullable(input.email),
+        address: Option.fromNullable(address),
+        pvk: Option.none(),
+        auditorId: Option.none(),
         ...registeredColumns(registered),
         status: registrations.statusFor(registered, false),
-        rateAmount: input.rate?.amount ?? null,
-        rateCurrency: input.rate?.currency ?? null
-      }]), yield* now).pipe(Effect.catchTag("DuplicateContractor", () => Effect.fail(duplicate)))
-      return Contractor.fromRecord(row!)
+        rate: Option.fromNullable(input.rate),
+        userSub: Option.none()
+      })]), yield* now).pipe(Effect.catchTag("DuplicateContractor", () => Effect.fail(duplicate)))
+      return row!
     })
 
     const bulk = Effect.fn("Contractors.bulk")(function*(orgId: OrgId, rows: ReadonlyArray<unknown>) {
@@ -71,24 +71,26 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
         } else fresh.push(row)
       }
       const registered = yield* Effect.forEach(fresh, (row) => registrations.lookup(row.address), { concurrency: 8 })
-      const imported = yield* invites.addInvited(repo.insertMany(fresh.map((row, i) => ({
-        id: randomUUID(),
-        orgId,
-        name: row.name,
-        email: row.email,
-        address: row.address,
-        pvk: null,
-        auditorId: null,
-        ...registeredColumns(registered[i]!),
-        status: registrations.statusFor(registered[i]!, false),
-        rateAmount: row.amount,
-        rateCurrency: row.amount === null ? null : "USDC"
-      }))), yield* now).pipe(
+      const imported = yield* invites.addInvited(repo.insertMany(fresh.map((row, i) =>
+        Contractor.insert.make({
+          id: ContractorId.make(randomUUID()),
+          orgId,
+          name: row.name,
+          email: Option.fromNullable(row.email),
+          address: Option.fromNullable(row.address),
+          pvk: Option.none(),
+          auditorId: Option.none(),
+          ...registeredColumns(registered[i]!),
+          status: registrations.statusFor(registered[i]!, false),
+          rate: row.amount === null ? Option.none() : Option.some({ amount: row.amount, currency: "USDC" as const }),
+          userSub: Option.none()
+        })
+      )), yield* now).pipe(
         Effect.catchTag("DuplicateContractor", () =>
           Effect.fail(new Conflict({ error: "the directory changed during the import; retry it" })))
       )
       return new BulkImportResult({
-        imported: imported.map(Contractor.fromRecord),
+        imported,
         errors: errors.sort((a, b) => a.row - b.row).map((e) => new BulkRowError(e))
       })
     })
@@ -98,13 +100,13 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
       const limit = params.limit ?? 50
       const q = Option.filter(Option.fromNullable(params.q?.trim()), (s) => s.length > 0)
       const rows = yield* repo.list(orgId, { limit, after, status: Option.fromNullable(params.status), q })
-      return toPage(rows, limit, Contractor.fromRecord)
+      return toPage(rows, limit, (row) => row)
     })
 
     const get = (orgId: OrgId, id: ContractorId) =>
-      find(orgId, id).pipe(Effect.map(Contractor.fromRecord), Effect.withSpan("Contractors.get"))
+      find(orgId, id).pipe(Effect.withSpan("Contractors.get"))
 
-    const nextStatus = (current: ContractorRecord, requested: UpdateContractor["status"]) =>
+    const nextStatus = (current: Contractor, requested: UpdateContractor["status"]) =>
       Effect.gen(function*() {
         if (requested === undefined || requested === current.status) return Option.none<"reactivate" | "inactive">()
         if (requested === "inactive") return Option.some("inactive" as const)
@@ -118,10 +120,9 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
       const address = input.address === undefined ? Option.getOrNull(current.address) : input.address
       const changes: Types.Mutable<ContractorChanges> = {
         name: input.name,
-        email: input.email,
-        address: input.address,
-        rateAmount: input.rate === undefined ? undefined : input.rate?.amount ?? null,
-        rateCurrency: input.rate === undefined ? undefined : input.rate?.currency ?? null
+        email: input.email === undefined ? undefined : Option.fromNullable(input.email),
+        address: input.address === undefined ? undefined : Option.fromNullable(input.address),
+        rate: input.rate === undefined ? undefined : Option.fromNullable(input.rate)
       }
       const stillActive = Option.match(move, { onNone: () => current.status !== "inactive", onSome: (m) => m !== "inactive" })
       if (Option.contains(move, "inactive")) {
@@ -138,17 +139,17 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
       if (Option.isNone(updated)) return yield* new Conflict({ error: "the contractor changed meanwhile; retry" })
       // Reactivated as `invited`: an invite its contractor can discover on signing in, as at creation.
       if (updated.value.status === "invited" && current.status !== "invited") yield* invites.openFor([updated.value], yield* now)
-      return Contractor.fromRecord(updated.value)
+      return updated.value
     })
 
     const check = Effect.fn("Contractors.check")(function*(orgId: OrgId, id: ContractorId) {
       const current = yield* find(orgId, id)
-      if (current.status === "inactive" || current.status === "ready") return Contractor.fromRecord(current)
+      if (current.status === "inactive" || current.status === "ready") return current
       const registered = yield* registrations.read(Option.getOrNull(current.address))
-      if (Option.isNone(registered)) return Contractor.fromRecord(current)
+      if (Option.isNone(registered)) return current
       const updated = yield* repo.update(orgId, id, { status: "ready", ...registeredColumns(registered) }, yield* now, current.status)
         .pipe(orUnavailable)
-      return Contractor.fromRecord(Option.getOrElse(updated, () => current))
+      return Option.getOrElse(updated, () => current)
     })
 
     const invite = Effect.fn("Contractors.invite")(function*(orgId: OrgId, id: ContractorId, now: Date) {

@@ -2,13 +2,14 @@ import { Effect, Option } from "effect"
 import type { ContractorStatus } from "../Domain/Contractor.ts"
 import { UpstreamUnavailable } from "../Domain/Errors.ts"
 import { ConfidentialToken, type Registration } from "../Stellar/ConfidentialToken.ts"
-import type { ContractorColumns } from "./ContractorRepo.ts"
 
 /** The columns a registration fills in: the public viewing key and the auditor the account committed to. */
-export const registeredColumns = (registered: Option.Option<Registration>): Partial<Pick<ContractorColumns, "pvk" | "auditorId">> =>
+export const registeredColumns = (
+  registered: Option.Option<Registration>
+): { readonly pvk?: Option.Option<string>; readonly auditorId?: Option.Option<number> } =>
   Option.match(registered, {
     onNone: () => ({}),
-    onSome: (r) => ({ pvk: r.viewingKey, auditorId: r.auditorId })
+    onSome: (r) => ({ pvk: Option.some(r.viewingKey), auditorId: Option.some(r.auditorId) })
   })
 
 /** What the chain says of an address: registered with the confidential token, or not (yet). */

@@ -1,6 +1,5 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
-import { Contractor } from "../Domain/Contractor.ts"
 import { Conflict, NotFound } from "../Domain/Errors.ts"
 import type { Session } from "../Domain/Session.ts"
 import { ContractorRoles } from "../Orgs/ContractorRoles.ts"
@@ -51,15 +50,15 @@ export const ContractorRolesLive = Layer.effect(
       if (current.status !== "invited") {
         return yield* new Conflict({ error: `this contractor is ${current.status} and cannot accept an invite` })
       }
-      const address = Option.getOrElse(current.address, () => session.method === "sep10" ? session.sub : null)
-      const registered = yield* registrations.lookup(address)
+      const address = Option.orElse(current.address, () => session.method === "sep10" ? Option.some(session.sub) : Option.none())
+      const registered = yield* registrations.lookup(Option.getOrNull(address))
       const updated = yield* Effect.gen(function*() {
         const claimed = yield* invites.claim(hash, session.sub, yield* now)
         if (Option.isNone(claimed)) return yield* inviteGone
         const row = yield* contractors.update(orgId, contractorId, {
-          userSub: session.sub,
+          userSub: Option.some(session.sub),
           address,
-          pvk: pvk ?? Option.getOrNull(current.pvk),
+          pvk: pvk === undefined ? current.pvk : Option.some(pvk),
           ...registeredColumns(registered),
           status: registrations.statusFor(registered, true)
         }, yield* now, "invited").pipe(
@@ -69,7 +68,7 @@ export const ContractorRolesLive = Layer.effect(
         if (Option.isNone(row)) return yield* new Conflict({ error: "the contractor changed meanwhile; retry" })
         return row.value
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", unavailableOrDie))
-      return Contractor.fromRecord(updated)
+      return updated
     })
 
     return { linkedTo: contractors.linkedTo, pendingInvite, acceptInvite }

@@ -1,7 +1,7 @@
+import { Model } from "@effect/sql"
 import { Schema } from "effect"
 import { ContractorId, OrgId } from "./Ids.ts"
 import { Page, PageParams } from "./Page.ts"
-import { Optional } from "./Row.ts"
 import { StellarAddress } from "./Stellar.ts"
 import { Name, StorableText } from "./Text.ts"
 
@@ -38,40 +38,40 @@ export const PublicViewingKey = Schema.String.pipe(
   Schema.pattern(/^([0-9a-f]{2}){16,128}$/, { message: () => "pvk must be lowercase hex of 16 to 128 bytes" })
 )
 
-/** A directory record as stored (`contractors` row): absence is `Option`, times are `DateTime.Utc`. */
-export const ContractorRecord = Schema.Struct({
-  id: ContractorId,
-  orgId: OrgId,
-  name: Schema.String,
-  email: Schema.OptionFromNullOr(Schema.String),
-  address: Schema.OptionFromNullOr(Schema.String),
-  pvk: Schema.OptionFromNullOr(Schema.String),
-  auditorId: Schema.OptionFromNullOr(Schema.Int),
-  status: ContractorStatus,
-  rate: Schema.OptionFromNullOr(Rate),
-  userSub: Schema.OptionFromNullOr(Schema.String),
-  createdAt: Schema.DateTimeUtcFromDate,
-  lastPaidAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate)
-})
-export type ContractorRecord = typeof ContractorRecord.Type
+/** Text as stored; the request bodies (`CreateContractor`, `UpdateContractor`) say what is accepted. */
+const Stored = Schema.String
 
-/** What the API shows of a record: everything but the organization and the linked user. */
-export class Contractor extends Schema.Class<Contractor>("Contractor")({
-  id: ContractorId,
-  name: Schema.String,
-  email: Optional(Schema.String),
-  address: Optional(Schema.String),
-  pvk: Optional(Schema.String),
-  auditorId: Optional(Schema.Int),
-  status: ContractorStatus,
-  rate: Optional(Rate),
-  createdAt: Schema.DateTimeUtc,
-  lastPaidAt: Optional(Schema.DateTimeUtc)
-}) {
-  static fromRecord(record: ContractorRecord): Contractor {
-    return new Contractor(record)
-  }
-}
+/**
+ * The contractor, defined once: its `contractors` row (`Contractor` itself, the select variant, with the
+ * organization and the linked user), what an insert writes (`Contractor.insert`) and what the API answers
+ * (`Contractor.json`: everything but the organization and the linked user). Absence is `Option`, a NULL column, an
+ * absent JSON key; times are `DateTime.Utc`. The rate is one jsonb column.
+ */
+export class Contractor extends Model.Class<Contractor>("Contractor")({
+  id: Model.GeneratedByApp(ContractorId),
+  orgId: Model.FieldExcept("json", "jsonCreate", "jsonUpdate")(OrgId),
+  name: Model.FieldExcept("jsonCreate", "jsonUpdate")(Stored),
+  email: Model.FieldOption(Model.FieldExcept("jsonCreate", "jsonUpdate")(Stored)),
+  address: Model.FieldOption(Model.FieldExcept("jsonCreate", "jsonUpdate")(Stored)),
+  pvk: Model.FieldOption(Model.FieldExcept("jsonCreate", "jsonUpdate")(Stored)),
+  auditorId: Model.FieldOption(Model.FieldExcept("jsonCreate", "jsonUpdate")(Schema.Int)),
+  status: Model.FieldExcept("jsonCreate", "jsonUpdate")(ContractorStatus),
+  rate: Model.FieldOption(Model.Field({ select: Rate, insert: Schema.parseJson(Rate), update: Schema.parseJson(Rate), json: Rate })),
+  userSub: Model.FieldOption(Model.FieldOnly("select", "insert", "update")(Stored)),
+  createdAt: Model.Field({ select: Schema.DateTimeUtcFromDate, json: Schema.DateTimeUtc }),
+  lastPaidAt: Model.FieldOption(Model.Field({ select: Schema.DateTimeUtcFromDate, json: Schema.DateTimeUtc }))
+}) {}
+
+/** What an insert writes. */
+export type NewContractor = typeof Contractor.insert.Type
+
+type Updatable = Omit<typeof Contractor.update.Type, "id" | "orgId">
+
+/** Columns to change (`Contractor.update` without its keys); an absent or undefined one stays as it is. */
+export type ContractorChanges = { readonly [K in keyof Updatable]?: Updatable[K] | undefined }
+
+/** What the API shows of a contractor (named `Contractor` in the OpenAPI document). */
+export const ContractorJson = Contractor.json.annotations({ identifier: "Contractor", title: "Contractor" })
 
 export class CreateContractor extends Schema.Class<CreateContractor>("CreateContractor")({
   name: ContractorName,
@@ -118,11 +118,11 @@ export class BulkRowError extends Schema.Class<BulkRowError>("BulkRowError")({
 }) {}
 
 export class BulkImportResult extends Schema.Class<BulkImportResult>("BulkImportResult")({
-  imported: Schema.Array(Contractor),
+  imported: Schema.Array(Contractor.json),
   errors: Schema.Array(BulkRowError)
 }) {}
 
-export class ContractorPage extends Schema.Class<ContractorPage>("ContractorPage")(Page(Contractor)) {}
+export class ContractorPage extends Schema.Class<ContractorPage>("ContractorPage")(Page(Contractor.json)) {}
 
 export const ListContractorsParams = Schema.Struct({
   ...PageParams,

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { AcceptInvite, Contractor } from "../Domain/Contractor.ts"
+import { AcceptInvite, ContractorJson } from "../Domain/Contractor.ts"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.ts"
 import { CreateOrg, Me, Org, OrgInvitation } from "../Domain/Session.ts"
 import { Authentication } from "../Auth/Security.ts"
@@ -36,7 +36,7 @@ export class OrgsApi extends HttpApiGroup.make("account")
   .add(
     HttpApiEndpoint.post("acceptInvite")`/invites/${inviteToken}/accept`
       .setPayload(AcceptInvite)
-      .addSuccess(Contractor)
+      .addSuccess(ContractorJson)
       .addError(NotFound)
       .addError(Conflict)
       .addError(Forbidden)

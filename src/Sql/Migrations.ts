@@ -11,6 +11,7 @@ import HousekeepingIndexes from "../../migrations/0007_housekeeping.ts"
 import LeaseOwners from "../../migrations/0008_lease_owners.ts"
 import ChannelLeases from "../../migrations/0009_channel_leases.ts"
 import ReconcileBackoff from "../../migrations/0010_reconcile_backoff.ts"
+import ContractorRate from "../../migrations/0011_contractor_rate.ts"
 import { PgLive } from "./PgLive.ts"
 
 /** Migrations are listed here so that they ship with the code; PgMigrator records which ran. */
@@ -21,7 +22,8 @@ export const MigratorLive = PgMigrator.layer({
     "0007_housekeeping": HousekeepingIndexes,
     "0008_lease_owners": LeaseOwners,
     "0009_channel_leases": ChannelLeases,
-    "0010_reconcile_backoff": ReconcileBackoff
+    "0010_reconcile_backoff": ReconcileBackoff,
+    "0011_contractor_rate": ContractorRate
   })
 }).pipe(Layer.provide(NodeContext.layer))
 

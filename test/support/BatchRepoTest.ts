@@ -208,7 +208,7 @@ export const batchRepoOn = (tables: PayrollTables) => {
               const batch = tables.batch(p.batchId)
               const company = tables.orgs.get(p.orgId)
               if (contractor === undefined || batch === undefined || company === undefined) return []
-              if ((contractor.userSub !== sub && contractor.address !== sub) || batch.status === "draft") return []
+              if ((Option.getOrNull(contractor.userSub) !== sub && Option.getOrNull(contractor.address) !== sub) || batch.status === "draft") return []
               return [contractorPayoutOf({ ...p, company, batchName: batch.name })]
             })
             .sort((a, b) => b.createdAt.epochMillis - a.createdAt.epochMillis || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
@@ -220,7 +220,7 @@ export const batchRepoOn = (tables: PayrollTables) => {
           const batch = payout === undefined ? undefined : tables.batch(payout.batchId)
           const contractor = payout === undefined ? undefined : tables.contractors.rows.get(payout.contractorId)
           if (payout === undefined || batch === undefined || contractor === undefined) return Option.none()
-          return Option.some({ status: payout.status, batchStatus: batch.status, address: contractor.address })
+          return Option.some({ status: payout.status, batchStatus: batch.status, address: Option.getOrNull(contractor.address) })
         }),
       submitPayout: (payoutId: string, hash: string, at: Date) =>
         Effect.sync(() => {

@@ -1,76 +1,58 @@
 import { Keypair } from "@stellar/stellar-sdk"
-import { Clock, Effect, Layer, Option, Schema } from "effect"
+import { Clock, DateTime, Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import {
-  type ContractorChanges,
-  type ContractorColumns,
-  ContractorRepo,
-  DuplicateContractor,
-  type ListQuery,
-  type NewContractor
-} from "../../src/Contractors/ContractorRepo.ts"
-import { ContractorRecord, type ContractorStatus } from "../../src/Domain/Contractor.ts"
+import { ContractorRepo, DuplicateContractor, type ListQuery } from "../../src/Contractors/ContractorRepo.ts"
+import { Contractor, type ContractorChanges, type ContractorStatus, type NewContractor } from "../../src/Domain/Contractor.ts"
 import { ContractorId, type OrgId } from "../../src/Domain/Ids.ts"
 
-/** A `contractors` row: its columns as written, and what the table adds. */
-export interface ContractorRow extends ContractorColumns {
-  readonly id: ContractorId
-  readonly createdAt: Date
-  readonly lastPaidAt: Date | null
-}
-
-/** Rows are decoded as the SQL repo decodes them, so a stand-in row that the schema refuses is a defect there too. */
-const decode = Schema.decodeUnknownSync(ContractorRecord)
-
-const recordOf = (row: ContractorRow): ContractorRecord =>
-  decode({
-    ...row,
-    rate: row.rateAmount === null ? null : { amount: row.rateAmount, currency: row.rateCurrency }
-  })
-
 /** created_at DESC, id DESC, as the directory pages. */
-const newestFirst = (a: ContractorRow, b: ContractorRow) =>
-  b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+const newestFirst = (a: Contractor, b: Contractor) =>
+  b.createdAt.epochMillis - a.createdAt.epochMillis || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+
+/** Text of an optional column, for comparisons. */
+const text = (value: Option.Option<string>) => Option.getOrNull(value)
 
 /**
  * The `contractors` table in memory, behind the `ContractorRepo` test layer (and shared with `BatchRepoTest`, whose
- * queries join it). Rows are replaced, never mutated, so a transaction can put the map back as it was.
+ * queries join it): each row is the entity as the SQL repo decodes it. Rows are replaced, never mutated, so a
+ * transaction can put the map back as it was.
  */
 export class ContractorTable {
-  readonly rows = new Map<ContractorId, ContractorRow>()
+  readonly rows = new Map<ContractorId, Contractor>()
 
-  /** A contractor of `orgId` (ready, with an account address of its own, unless `columns` say otherwise). */
-  add(orgId: OrgId, columns: Partial<Omit<ContractorRow, "orgId">> = {}): ContractorRecord {
-    const row: ContractorRow = {
+  /** A contractor of `orgId` (ready, with an account address of its own, unless `fields` say otherwise). */
+  add(orgId: OrgId, fields: Partial<Omit<Contractor, "orgId">> = {}): Contractor {
+    const row = Contractor.make({
       id: ContractorId.make(randomUUID()),
       orgId,
       name: "Ada",
-      email: null,
-      address: Keypair.random().publicKey(),
-      pvk: null,
-      auditorId: null,
+      email: Option.none(),
+      address: Option.some(Keypair.random().publicKey()),
+      pvk: Option.none(),
+      auditorId: Option.none(),
       status: "ready",
-      rateAmount: null,
-      rateCurrency: null,
-      userSub: null,
-      createdAt: new Date(0),
-      lastPaidAt: null,
-      ...columns
-    }
+      rate: Option.none(),
+      userSub: Option.none(),
+      createdAt: DateTime.unsafeMake(0),
+      lastPaidAt: Option.none(),
+      ...fields
+    })
     this.rows.set(row.id, row)
-    return recordOf(row)
+    return row
   }
 
-  find(id: ContractorId): Option.Option<ContractorRecord> {
-    return Option.map(Option.fromNullable(this.rows.get(id)), recordOf)
+  find(id: ContractorId): Option.Option<Contractor> {
+    return Option.fromNullable(this.rows.get(id))
   }
 
   /** The unique indexes: (org, lower(email)) and (org, address), each where not null. */
-  clashes(row: ContractorColumns, except?: ContractorId): boolean {
+  clashes(row: Contractor, except?: ContractorId): boolean {
+    const email = text(row.email)?.toLowerCase()
+    const address = text(row.address)
     return [...this.rows.values()].some((other) =>
       other.id !== except && other.orgId === row.orgId && (
-        (row.email !== null && other.email !== null && other.email.toLowerCase() === row.email.toLowerCase()) ||
-        (row.address !== null && other.address === row.address)
+        (email !== undefined && text(other.email)?.toLowerCase() === email) ||
+        (address !== null && text(other.address) === address)
       )
     )
   }
@@ -86,20 +68,11 @@ export class ContractorTable {
 }
 
 /** An absent or undefined change keeps the column as it is. */
-const keep = <A>(change: A | undefined, current: A): A => change === undefined ? current : change
-
-const changed = (row: ContractorRow, changes: ContractorChanges): ContractorRow => ({
-  ...row,
-  name: keep(changes.name, row.name),
-  email: keep(changes.email, row.email),
-  address: keep(changes.address, row.address),
-  pvk: keep(changes.pvk, row.pvk),
-  auditorId: keep(changes.auditorId, row.auditorId),
-  status: keep(changes.status, row.status),
-  rateAmount: keep(changes.rateAmount, row.rateAmount),
-  rateCurrency: keep(changes.rateCurrency, row.rateCurrency),
-  userSub: keep(changes.userSub, row.userSub)
-})
+const changed = (row: Contractor, changes: ContractorChanges): Contractor =>
+  Contractor.make({
+    ...row,
+    ...Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined))
+  })
 
 /** `ContractorRepo` over `table`: no database, each query answered from memory. */
 export const contractorRepoOn = (table: ContractorTable) =>
@@ -108,11 +81,11 @@ export const contractorRepoOn = (table: ContractorTable) =>
     ContractorRepo.make({
       insertMany: (rows: ReadonlyArray<NewContractor>) =>
         Effect.gen(function*() {
-          const createdAt = new Date(yield* Clock.currentTimeMillis)
+          const createdAt = DateTime.unsafeMake(yield* Clock.currentTimeMillis)
           const restore = table.snapshot()
-          const inserted: Array<ContractorRow> = []
+          const inserted: Array<Contractor> = []
           for (const { id, ...columns } of rows) {
-            const row: ContractorRow = { ...columns, id: ContractorId.make(id), userSub: null, createdAt, lastPaidAt: null }
+            const row = Contractor.make({ ...columns, id, createdAt, lastPaidAt: Option.none() })
             if (table.clashes(row)) {
               restore()
               return yield* new DuplicateContractor()
@@ -120,7 +93,7 @@ export const contractorRepoOn = (table: ContractorTable) =>
             table.rows.set(row.id, row)
             inserted.push(row)
           }
-          return inserted.map(recordOf)
+          return inserted
         }),
       findById: (orgId: OrgId, id: ContractorId) =>
         Effect.sync(() => Option.filter(table.find(id), (record) => record.orgId === orgId)),
@@ -129,8 +102,8 @@ export const contractorRepoOn = (table: ContractorTable) =>
           const lower = new Set(emails.map((e) => e.toLowerCase()))
           const rows = [...table.rows.values()].filter((r) => r.orgId === orgId)
           return {
-            emails: new Set(rows.flatMap((r) => r.email !== null && lower.has(r.email.toLowerCase()) ? [r.email.toLowerCase()] : [])),
-            addresses: new Set(rows.flatMap((r) => r.address !== null && addresses.includes(r.address) ? [r.address] : []))
+            emails: new Set(rows.flatMap((r) => Option.toArray(r.email).map((e) => e.toLowerCase()).filter((e) => lower.has(e)))),
+            addresses: new Set(rows.flatMap((r) => Option.toArray(r.address).filter((a) => addresses.includes(a))))
           }
         }),
       list: (orgId: OrgId, query: ListQuery) =>
@@ -142,18 +115,17 @@ export const contractorRepoOn = (table: ContractorTable) =>
               Option.match(query.status, { onNone: () => true, onSome: (status) => r.status === status }) &&
               Option.match(q, {
                 onNone: () => true,
-                onSome: (text) => r.name.toLowerCase().includes(text) || (r.email?.toLowerCase().includes(text) ?? false)
+                onSome: (q) => r.name.toLowerCase().includes(q) || (text(r.email)?.toLowerCase().includes(q) ?? false)
               }) &&
               Option.match(query.after, {
                 onNone: () => true,
                 onSome: (after) =>
-                  r.createdAt.getTime() < after.createdAt.getTime() ||
-                  (r.createdAt.getTime() === after.createdAt.getTime() && r.id < after.id)
+                  r.createdAt.epochMillis < after.createdAt.getTime() ||
+                  (r.createdAt.epochMillis === after.createdAt.getTime() && r.id < after.id)
               })
             )
             .sort(newestFirst)
             .slice(0, query.limit + 1)
-            .map(recordOf)
         }),
       update: (orgId: OrgId, id: ContractorId, changes: ContractorChanges, _now: Date, expectedStatus?: ContractorStatus) =>
         Effect.suspend(() => {
@@ -163,15 +135,14 @@ export const contractorRepoOn = (table: ContractorTable) =>
           const row = changed(current, changes)
           if (table.clashes(row, id)) return Effect.fail(new DuplicateContractor())
           table.rows.set(id, row)
-          return Effect.succeed(Option.some(recordOf(row)))
+          return Effect.succeed(Option.some(row))
         }),
       linkedTo: (sub: string) =>
         Effect.sync(() =>
           [...table.rows.values()]
-            .filter((r) => (r.userSub === sub || r.address === sub) && r.status !== "inactive")
-            .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+            .filter((r) => (text(r.userSub) === sub || text(r.address) === sub) && r.status !== "inactive")
+            .sort((a, b) => b.createdAt.epochMillis - a.createdAt.epochMillis)
             .slice(0, 20)
-            .map(recordOf)
         ),
       statuses: (orgId: OrgId, ids: ReadonlyArray<ContractorId>) =>
         Effect.sync(() =>
@@ -180,7 +151,7 @@ export const contractorRepoOn = (table: ContractorTable) =>
       markPaid: (id: ContractorId, now: Date) =>
         Effect.sync(() => {
           const row = table.rows.get(id)
-          if (row !== undefined) table.rows.set(id, { ...row, lastPaidAt: now })
+          if (row !== undefined) table.rows.set(id, Contractor.make({ ...row, lastPaidAt: Option.some(DateTime.unsafeMake(now)) }))
         })
     })
   )

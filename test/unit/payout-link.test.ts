@@ -7,6 +7,7 @@ import { PayoutLink } from "../../src/Batches/PayoutLink.ts"
 import { type BatchId, PayoutId } from "../../src/Domain/Ids.ts"
 import { StellarAddress } from "../../src/Domain/Stellar.ts"
 import { PayrollTables, payrollReposOn } from "../support/BatchRepoTest.ts"
+import { Contractor } from "../../src/Domain/Contractor.ts"
 
 const tables = new PayrollTables()
 
@@ -54,7 +55,7 @@ describe("PayoutLink", () => {
         yield* link.check(orgId, p!.id, p!.to)
         expect(yield* refusal(link.check(orgId, p!.id, StellarAddress.make(Keypair.random().publicKey()))))
           .toBe("SponsorRefused: the transfer's recipient (to) is not the payout's contractor address")
-        tables.contractors.rows.set(p!.contractorId, { ...tables.contractors.rows.get(p!.contractorId)!, address: null })
+        tables.contractors.rows.set(p!.contractorId, Contractor.make({ ...tables.contractors.rows.get(p!.contractorId)!, address: Option.none() }))
         expect(yield* refusal(link.check(orgId, p!.id, p!.to)))
           .toBe("SponsorRefused: the transfer's recipient (to) is not the payout's contractor address")
       }))
@@ -127,7 +128,7 @@ describe("PayoutLink", () => {
 
         yield* settle(b!.id, at(21), "txFailed")
         expect(tables.payout(b!.id)).toMatchObject({ status: "failed", error: "txFailed" })
-        expect(tables.contractors.rows.get(b!.contractorId)?.lastPaidAt).toBeNull()
+        expect(Option.isNone(tables.contractors.rows.get(b!.contractorId)!.lastPaidAt)).toBe(true)
         expect(counters(batchId)).toMatchObject({ status: "started", settledCount: 1, failedCount: 1, completedAt: null })
 
         yield* settle(c!.id, at(22))
@@ -153,7 +154,7 @@ describe("PayoutLink", () => {
         yield* settle(a!.id, at(31), "txFailed")
         expect(counters(batchId)).toEqual(once)
         expect(tables.payout(a!.id)).toMatchObject({ status: "settled", updatedAt: at(20) })
-        expect(tables.contractors.rows.get(a!.contractorId)?.lastPaidAt).toEqual(at(20))
+        expect(Option.map(tables.contractors.rows.get(a!.contractorId)!.lastPaidAt, (t) => t.epochMillis)).toEqual(Option.some(at(20).getTime()))
         expect(tables.payout(b!.id)?.status).toBe("ready")
       }))
 
