@@ -36,18 +36,3 @@ export const keysetPages = <A, I>(
     }
         ORDER BY created_at DESC, id DESC LIMIT ${query.limit + 1}`.pipe(Effect.flatMap(decode), orUnavailable)
 }
-
-/**
- * One page, its decoder built on every call.
- * @deprecated Make the pages once with `keysetPages` when the repository is made.
- */
-export const keysetPage = <A, I>(
-  sql: SqlClient.SqlClient,
-  options: {
-    readonly table: string
-    readonly columns: string
-    readonly Row: Schema.Schema<A, I>
-    readonly filters: ReadonlyArray<Fragment>
-  }
-) =>
-(query: KeysetQuery) => keysetPages(sql, options)(options.filters, query)
