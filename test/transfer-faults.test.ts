@@ -7,6 +7,7 @@ import { api } from "./support/Api.ts"
 import type { Reply } from "./support/Client.ts"
 import { CONFIDENTIAL_TOKEN, TestApp, TestAppLive } from "./support/TestApp.ts"
 import { innerTransfer, walletEmployer } from "./support/Transfer.ts"
+import { waitFor } from "./support/WaitFor.ts"
 
 const FAST = { RECONCILE_INTERVAL: "200 millis", TRANSFER_POLL_MARGIN: "1 second", STELLAR_RPC_TIMEOUT: "500 millis" }
 
@@ -168,15 +169,6 @@ layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "2" }, { ledgerIntervalMs: 20 }), { 
     }))
 })
 
-const waitFor = async <A>(probe: () => A | undefined, ms = 10_000): Promise<A> => {
-  const until = Date.now() + ms
-  for (;;) {
-    const value = probe()
-    if (value !== undefined) return value
-    if (Date.now() > until) throw new Error("timed out waiting")
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
 
 /** A request whose connection may die with the instance it was sent to. */
 const tolerantPost = (url: string, token: string, signedXDR: string) =>

@@ -7,6 +7,7 @@ import type { TransferOutcome } from "../src/Domain/Transfer.ts"
 import { api } from "./support/Api.ts"
 import { CONFIDENTIAL_TOKEN, TestApp, type TestAppShape, TestAppLive } from "./support/TestApp.ts"
 import { innerTransfer, walletEmployer } from "./support/Transfer.ts"
+import { waitFor } from "./support/WaitFor.ts"
 
 // Issue 14: what the service says about a payment follows its submission, after retries, crashes and RPC answers
 // it did not expect. Stellar RPC's answers are rewritten by the loopback (`rewriteAnswers`) into what another node
@@ -23,15 +24,6 @@ const eventually = (client: Client, hash: string, status: TransferOutcome) =>
     Effect.orElse(() => client.transfers.status({ path: { hash } }))
   )
 
-const waitFor = async <A>(probe: () => A | undefined, ms = 10_000): Promise<A> => {
-  const until = Date.now() + ms
-  for (;;) {
-    const value = probe()
-    if (value !== undefined) return value
-    if (Date.now() > until) throw new Error("timed out waiting")
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
 
 /** An employer with one ready contractor and a ready batch paying it: the payout to link a transfer to. */
 const payable = (app: TestAppShape) =>
