@@ -33,6 +33,7 @@ import { FaucetRepo } from "./Funding/FaucetRepo.ts"
 import { FundingHttpLive } from "./Funding/Http.ts"
 import { Drain, trackRequests } from "./Http/Drain.ts"
 import { HealthHttpLive } from "./Health/Http.ts"
+import { OpenApiRoute } from "./Http/OpenApiDocument.ts"
 import { routeTable } from "./Http/RequestTarget.ts"
 import { serverMiddleware } from "./Http/ServerMiddleware.ts"
 import { HousekeepingLive } from "./Housekeeping.ts"
@@ -172,7 +173,7 @@ export const instanceOn = <ROut, E, RIn>(server: Layer.Layer<ROut, E, RIn>, exte
   HttpApiBuilder.serve((app) => trackRequests(serverMiddleware(routes)(app))).pipe(
     Layer.provideMerge(server),
     Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
-    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+    Layer.provide(OpenApiRoute("/openapi.json")),
     Layer.provide(MetricsRouteLive),
     Layer.provide(CorsLive),
     Layer.provide(DefectsLive),

@@ -9,6 +9,8 @@ import {
   BatchRun,
   ContractorPayout,
   CreateBatch,
+  exampleContractorPayout,
+  examplePayout,
   JobAccepted,
   ListBatchesParams,
   Payout
@@ -16,35 +18,113 @@ import {
 import { Conflict, Forbidden, NotFound, NotImplemented } from "../Domain/Errors.ts"
 import { BatchId, PayoutId } from "../Domain/Ids.ts"
 
-const id = HttpApiSchema.param("id", BatchId)
-const payoutId = HttpApiSchema.param("payoutId", PayoutId)
-const jobId = HttpApiSchema.param("jobId", Schema.String.pipe(Schema.maxLength(100)))
+const id = HttpApiSchema.param("id", Schema.propertySignature(BatchId).annotations({ description: "The batch's id" }))
+const payoutId = HttpApiSchema.param(
+  "payoutId",
+  Schema.propertySignature(PayoutId).annotations({ description: "The payout's id" })
+)
+const jobId = HttpApiSchema.param(
+  "jobId",
+  Schema.propertySignature(Schema.String.pipe(Schema.maxLength(100))).annotations({
+    description: "The job's id, as POST /batch answered it"
+  })
+)
+
+const Payouts = Schema.Array(Payout).annotations({ description: "The batch's payouts", examples: [[examplePayout]] })
+
+const EMPLOYER = "For an employer: 403 when the session belongs to no organization."
+const MISSING = "404 when the organization has no such batch (another organization's answers alike)."
+const DRAFT_ONLY = "409 when the batch is no longer a draft."
 
 export class BatchesApi extends HttpApiGroup.make("batches")
-  .add(HttpApiEndpoint.post("create", "/batches").setPayload(CreateBatch).addSuccess(Batch))
-  .add(HttpApiEndpoint.get("list", "/batches").setUrlParams(ListBatchesParams).addSuccess(BatchPage))
-  .add(HttpApiEndpoint.get("get")`/batches/${id}`.addSuccess(Batch).addError(NotFound))
-  .add(HttpApiEndpoint.post("ready")`/batches/${id}/ready`.addSuccess(Batch).addError(NotFound).addError(Conflict))
+  .add(
+    HttpApiEndpoint.post("create", "/batches").setPayload(CreateBatch).addSuccess(Batch)
+      .annotate(OpenApi.Summary, "Create a batch")
+      .annotate(
+        OpenApi.Description,
+        "Creates an empty `draft` batch, the payouts of one payroll run: add payouts to it, then lock it with POST " +
+          `/batches/{id}/ready. ${EMPLOYER}`
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/batches").setUrlParams(ListBatchesParams).addSuccess(BatchPage)
+      .annotate(OpenApi.Summary, "List batches")
+      .annotate(
+        OpenApi.Description,
+        "The organization's batches, newest first, a page at a time (`limit`, default 50; pass `nextCursor` as " +
+          `\`cursor\` for the next page), optionally only those in one \`status\`. ${EMPLOYER} 400 for a \`limit\` ` +
+          "outside 1 to 100 or a `cursor` this service did not hand out."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get")`/batches/${id}`.addSuccess(Batch).addError(NotFound)
+      .annotate(OpenApi.Summary, "Get a batch")
+      .annotate(
+        OpenApi.Description,
+        "One batch with its counters (`payoutCount`, `settledCount`, `failedCount`) and times (`startedAt`, " +
+          `\`completedAt\`): watch a payroll run here. ${EMPLOYER} ${MISSING}`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("ready")`/batches/${id}/ready`.addSuccess(Batch).addError(NotFound).addError(Conflict)
+      .annotate(OpenApi.Summary, "Lock a batch")
+      .annotate(
+        OpenApi.Description,
+        "Moves a `draft` batch to `ready`, and its payouts with it: its payouts can no longer change, and transfers " +
+          `can now pay them. ${EMPLOYER} ${MISSING} 409 when the batch is not a draft, or has no payout.`
+      )
+  )
   .add(
     HttpApiEndpoint.del("remove")`/batches/${id}`.addSuccess(HttpApiSchema.NoContent).addError(NotFound).addError(Conflict)
+      .annotate(OpenApi.Summary, "Delete a draft batch")
+      .annotate(
+        OpenApi.Description,
+        `Deletes a \`draft\` batch with its payouts; answers 204. ${EMPLOYER} ${MISSING} ${DRAFT_ONLY}`
+      )
   )
-  .add(HttpApiEndpoint.get("payouts")`/batches/${id}/payouts`.addSuccess(Schema.Array(Payout)).addError(NotFound))
+  .add(
+    HttpApiEndpoint.get("payouts")`/batches/${id}/payouts`.addSuccess(Payouts).addError(NotFound)
+      .annotate(OpenApi.Summary, "List a batch's payouts")
+      .annotate(
+        OpenApi.Description,
+        "Every payout of the batch, with its status and, once a transfer was sent for it, the transfer's hash (and " +
+          `why it failed). ${EMPLOYER} ${MISSING}`
+      )
+  )
   .add(
     HttpApiEndpoint.post("addPayouts")`/batches/${id}/payouts`
       .setPayload(AddPayouts)
-      .addSuccess(Schema.Array(Payout))
+      .addSuccess(Payouts.annotations({ description: "The payouts added" }))
       .addError(NotFound)
       .addError(Conflict)
+      .annotate(OpenApi.Summary, "Add payouts to a draft batch")
+      .annotate(
+        OpenApi.Description,
+        "Adds one payout per contractor given, in one step (all or none); answers the payouts added. No amount is " +
+          `given: the transfer that pays a payout carries it, encrypted. ${EMPLOYER} ${MISSING} 404 also when a ` +
+          `contractor is not the organization's. ${DRAFT_ONLY} 409 also when a contractor is given twice, is not ` +
+          "`ready`, or is already in the batch."
+      )
   )
   .add(
     HttpApiEndpoint.del("removePayout")`/batches/${id}/payouts/${payoutId}`
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFound)
       .addError(Conflict)
+      .annotate(OpenApi.Summary, "Remove a payout from a draft batch")
+      .annotate(
+        OpenApi.Description,
+        `Removes one payout; answers 204. ${EMPLOYER} ${MISSING} 404 also when the batch has no such payout. ${DRAFT_ONLY}`
+      )
   )
   .addError(Forbidden)
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Batches")
+  .annotate(
+    OpenApi.Description,
+    "Payroll batches: the payouts of one run (one per contractor, no amounts), prepared as a `draft`, locked " +
+      "(`ready`), then paid by transfers that name each payout; the batch counts them as they settle or fail."
+  )
 {}
 
 export class BatchRunsApi extends HttpApiGroup.make("batchRuns")
@@ -53,17 +133,57 @@ export class BatchRunsApi extends HttpApiGroup.make("batchRuns")
       .setPayload(BatchRun)
       .addSuccess(JobAccepted)
       .addError(NotImplemented)
-      .annotate(OpenApi.Description, "Queues signed transfers; each goes through the rules of POST /transfer in the background")
+      .annotate(OpenApi.Summary, "Start a batch run")
+      .annotate(
+        OpenApi.Description,
+        "Stores 1 to 100 signed transfers as one job and answers at once with its id; the service then runs them in " +
+          "the background, each through exactly the checks and steps of POST /transfer (an item that breaks a rule " +
+          "gets its own result and the others go on). Items of one source account go to the network one after " +
+          "another in sequence-number order. The body is at most 256 KiB, 6 real-size transfers: larger payrolls " +
+          "are split into several jobs (the typed client's `runPayroll` does that). For an employer signed in with " +
+          "a wallet (SEP-10): 501 for an email session; 403 when the session belongs to no organization; 413 when " +
+          "the body is over 256 KiB."
+      )
   )
-  .add(HttpApiEndpoint.get("poll")`/batch/${jobId}`.addSuccess(BatchJob).addError(NotFound))
+  .add(
+    HttpApiEndpoint.get("poll")`/batch/${jobId}`.addSuccess(BatchJob).addError(NotFound)
+      .annotate(OpenApi.Summary, "Follow a batch run")
+      .annotate(
+        OpenApi.Description,
+        "The job and the outcome of each item so far; poll until every item has a result. For an employer of the " +
+          "job's organization: 403 when the session belongs to no organization; 404 (`unknown job`) when the " +
+          "organization has no such job, or it was pruned after `RETENTION`."
+      )
+  )
   .addError(Forbidden)
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Batch runs")
+  .annotate(
+    OpenApi.Description,
+    "Many signed transfers in one request, run durably in the background: a job survives restarts, no transaction is " +
+      "sent twice, and each item reports its own outcome."
+  )
 {}
 
 export class ContractorPortalApi extends HttpApiGroup.make("contractorPortal")
-  .add(HttpApiEndpoint.get("payouts", "/contractor/payouts").addSuccess(Schema.Array(ContractorPayout)))
+  .add(
+    HttpApiEndpoint.get("payouts", "/contractor/payouts")
+      .addSuccess(
+        Schema.Array(ContractorPayout).annotations({
+          description: "The contractor's payouts, newest first",
+          examples: [[exampleContractorPayout]]
+        })
+      )
+      .annotate(OpenApi.Summary, "My payouts (contractor)")
+      .annotate(
+        OpenApi.Description,
+        "The signed-in contractor's own payouts across every organization that pays them (by the wallet address or " +
+          "the account linked when they accepted an invite), newest first, at most 500, draft batches left out. The " +
+          "amounts are in the transfers, encrypted: decrypt them with your own keys. Needs a session (any sign-in " +
+          "method); an empty list for someone who is no contractor."
+      )
+  )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Contractor portal")
+  .annotate(OpenApi.Description, "What a contractor sees: the payouts made to them.")
 {}
-

@@ -1,9 +1,10 @@
-import { Schema } from "effect"
+import { DateTime, Option, Schema } from "effect"
 import { BatchId, ContractorId, PayoutId } from "./Ids.ts"
 import { Page, PageParams } from "./Page.ts"
+import { documented } from "./Documented.ts"
 import { fromRow, Optional } from "./Row.ts"
 import { Name } from "./Text.ts"
-import { SignedXdr } from "./Transfer.ts"
+import { EXAMPLE_XDR, SignedXdr } from "./Transfer.ts"
 
 export const BatchStatus = Schema.Literal("draft", "ready", "started", "completed")
 export type BatchStatus = typeof BatchStatus.Type
@@ -11,17 +12,43 @@ export type BatchStatus = typeof BatchStatus.Type
 export const PayoutStatus = Schema.Literal("draft", "ready", "submitted", "settled", "failed")
 export type PayoutStatus = typeof PayoutStatus.Type
 
-export class Batch extends Schema.Class<Batch>("Batch")({
-  id: BatchId,
-  name: Schema.String,
-  status: BatchStatus,
-  payoutCount: Schema.Int,
-  settledCount: Schema.Int,
-  failedCount: Schema.Int,
-  createdAt: Schema.DateTimeUtc,
-  startedAt: Optional(Schema.DateTimeUtc),
-  completedAt: Optional(Schema.DateTimeUtc)
-}) {}
+const EXAMPLE_BATCH = BatchId.make("0d9c3a52-6f1e-4b7a-8c25-3e9f1a7d4b60")
+const EXAMPLE_PAYOUT = PayoutId.make("5b0e7a43-3f2c-4d8e-9a61-2c7d9e4f1b38")
+const EXAMPLE_CONTRACTOR = ContractorId.make("8a4f2c1e-7b3d-4e9a-a6c5-1f0e3d2b9c87")
+
+// Batch, Payout and ContractorPayout have optional fields (`Optional`), so their JSON Schema comes from the encoded
+// side, where only a field's own schema carries its description; the other classes annotate their fields.
+const BatchFields = {
+  id: BatchId.annotations({ description: "The batch's id" }),
+  name: Schema.String.annotations({ description: "The batch's name, such as the month it pays" }),
+  status: BatchStatus.annotations({
+    description: "`draft` while payouts are added or removed; `ready` once locked; `started` from its first submitted " +
+      "transfer; `completed` once every payout is settled or failed (a retried payout starts it again)"
+  }),
+  payoutCount: Schema.Int.annotations({ description: "How many payouts the batch holds" }),
+  settledCount: Schema.Int.annotations({ description: "How many of them are settled" }),
+  failedCount: Schema.Int.annotations({ description: "How many of them failed (and were not retried since)" }),
+  createdAt: Schema.DateTimeUtc.annotations({ description: "When the batch was created" }),
+  startedAt: Optional(Schema.DateTimeUtc).annotations({ description: "When its first transfer was submitted" }),
+  completedAt: Optional(Schema.DateTimeUtc).annotations({ description: "When its last payout became final" })
+}
+
+const exampleBatch: Schema.Struct.Type<typeof BatchFields> = {
+  id: EXAMPLE_BATCH,
+  name: "November 2026",
+  status: "started",
+  payoutCount: 12,
+  settledCount: 9,
+  failedCount: 1,
+  createdAt: DateTime.unsafeMake("2026-11-20T14:02:11Z"),
+  startedAt: Option.some(DateTime.unsafeMake("2026-11-24T09:30:02Z")),
+  completedAt: Option.none()
+}
+
+export class Batch extends Schema.Class<Batch>("Batch")(BatchFields, documented(BatchFields, {
+  description: "A payroll batch: the payouts of one run, and how far they got",
+  examples: [exampleBatch]
+})) {}
 
 /** A `batches` row, decoded into the API's Batch. */
 export const BatchFromRow = fromRow(Batch, {
@@ -31,16 +58,36 @@ export const BatchFromRow = fromRow(Batch, {
   completedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate)
 })
 
-export class Payout extends Schema.Class<Payout>("Payout")({
-  id: PayoutId,
-  batchId: BatchId,
-  contractorId: ContractorId,
-  status: PayoutStatus,
-  hash: Optional(Schema.String),
-  error: Optional(Schema.String),
-  createdAt: Schema.DateTimeUtc,
-  updatedAt: Schema.DateTimeUtc
-}) {}
+const PayoutFields = {
+  id: PayoutId.annotations({ description: "The payout's id (the `payoutId` of a transfer that pays it)" }),
+  batchId: BatchId.annotations({ description: "The batch it belongs to" }),
+  contractorId: ContractorId.annotations({ description: "The contractor it pays" }),
+  status: PayoutStatus.annotations({
+    description: "`draft` in a draft batch, `ready` once the batch is; `submitted` when a transfer for it is recorded; " +
+      "`settled` or `failed` when that transfer is final (a failed payout can be paid again)"
+  }),
+  hash: Optional(Schema.String).annotations({ description: "The fee-bump hash of the transfer that paid it (or tried)" }),
+  error: Optional(Schema.String).annotations({ description: "Why its last transfer failed" }),
+  createdAt: Schema.DateTimeUtc.annotations({ description: "When it was added to the batch" }),
+  updatedAt: Schema.DateTimeUtc.annotations({ description: "When its status last changed" })
+}
+
+/** The Payout example, also the example of the lists of payouts. */
+export const examplePayout: Schema.Struct.Type<typeof PayoutFields> = {
+  id: EXAMPLE_PAYOUT,
+  batchId: EXAMPLE_BATCH,
+  contractorId: EXAMPLE_CONTRACTOR,
+  status: "settled",
+  hash: Option.some("4142bd200f05c01eab15b78a49f33d71aeb7d2166fedc23c2a903fbb5628ed93"),
+  error: Option.none(),
+  createdAt: DateTime.unsafeMake("2026-11-20T14:05:40Z"),
+  updatedAt: DateTime.unsafeMake("2026-11-24T09:30:08Z")
+}
+
+export class Payout extends Schema.Class<Payout>("Payout")(PayoutFields, documented(PayoutFields, {
+  description: "One contractor's payout in a batch. No amount is stored: only the encrypted transfer carries it",
+  examples: [examplePayout]
+})) {}
 
 /** A `payouts` row, decoded into the API's Payout. */
 export const PayoutFromRow = fromRow(Payout, {
@@ -51,31 +98,78 @@ export const PayoutFromRow = fromRow(Payout, {
   updatedAt: Schema.DateTimeUtcFromDate
 })
 
-export class CreateBatch extends Schema.Class<CreateBatch>("CreateBatch")({ name: Name }) {}
+const CreateBatchFields = {
+  name: Schema.propertySignature(Name).annotations({ description: "The batch's name, 1 to 200 characters (trimmed)" })
+}
 
-export class AddPayouts extends Schema.Class<AddPayouts>("AddPayouts")({
-  contractorIds: Schema.Array(ContractorId).pipe(
-    Schema.minItems(1, { message: () => "contractorIds must not be empty" }),
-    Schema.maxItems(1000, { message: () => "at most 1000 contractors at once" })
-  )
-}) {}
+export class CreateBatch extends Schema.Class<CreateBatch>("CreateBatch")(
+  CreateBatchFields,
+  documented(CreateBatchFields, { description: "A new payroll batch", examples: [{ name: "November 2026" }] })
+) {}
 
-export class BatchPage extends Schema.Class<BatchPage>("BatchPage")(Page(Batch)) {}
+const AddPayoutsFields = {
+  contractorIds: Schema.propertySignature(
+    Schema.Array(ContractorId).pipe(
+      Schema.minItems(1, { message: () => "contractorIds must not be empty" }),
+      Schema.maxItems(1000, { message: () => "at most 1000 contractors at once" })
+    )
+  ).annotations({
+    description: "1 to 1,000 contractors of the organization, each `ready` and not yet in this batch, each given once"
+  })
+}
+
+export class AddPayouts extends Schema.Class<AddPayouts>("AddPayouts")(
+  AddPayoutsFields,
+  documented(AddPayoutsFields, {
+    description: "Contractors to pay in a draft batch",
+    examples: [{ contractorIds: [EXAMPLE_CONTRACTOR] }]
+  })
+) {}
+
+const BatchPageFields = Page(Batch).fields
+
+export class BatchPage extends Schema.Class<BatchPage>("BatchPage")(BatchPageFields, documented(BatchPageFields, {
+  description: "One page of batches, newest first",
+  examples: [{ items: [new Batch(exampleBatch)], nextCursor: "MjAyNi0xMS0yMFQxNDowMjoxMS4wMDBafDBkOWMzYTUy" }]
+})) {}
 
 export const ListBatchesParams = Schema.Struct({
   ...PageParams,
-  status: Schema.optional(BatchStatus)
+  status: Schema.optional(BatchStatus).annotations({ description: "Only batches in this status" })
 })
 
-export class ContractorPayout extends Schema.Class<ContractorPayout>("ContractorPayout")({
-  id: PayoutId,
-  company: Schema.String,
-  batchName: Schema.String,
-  status: PayoutStatus,
-  hash: Optional(Schema.String),
-  createdAt: Schema.DateTimeUtc,
-  updatedAt: Schema.DateTimeUtc
-}) {}
+const ContractorPayoutFields = {
+  id: PayoutId.annotations({ description: "The payout's id" }),
+  company: Schema.String.annotations({ description: "The name of the organization paying it" }),
+  batchName: Schema.String.annotations({ description: "The name of its batch" }),
+  status: PayoutStatus.annotations({
+    description: "`ready` until a transfer for it is recorded, then `submitted`, then `settled` or `failed`"
+  }),
+  hash: Optional(Schema.String).annotations({
+    description: "The fee-bump hash of its transfer: find it on the ledger, and decrypt the amount with your own keys"
+  }),
+  createdAt: Schema.DateTimeUtc.annotations({ description: "When the employer added it" }),
+  updatedAt: Schema.DateTimeUtc.annotations({ description: "When its status last changed" })
+}
+
+/** The ContractorPayout example, also the example of the list of them. */
+export const exampleContractorPayout: Schema.Struct.Type<typeof ContractorPayoutFields> = {
+  id: EXAMPLE_PAYOUT,
+  company: "Acme",
+  batchName: "November 2026",
+  status: "settled",
+  hash: Option.some("4142bd200f05c01eab15b78a49f33d71aeb7d2166fedc23c2a903fbb5628ed93"),
+  createdAt: DateTime.unsafeMake("2026-11-20T14:05:40Z"),
+  updatedAt: DateTime.unsafeMake("2026-11-24T09:30:08Z")
+}
+
+export class ContractorPayout extends Schema.Class<ContractorPayout>("ContractorPayout")(
+  ContractorPayoutFields,
+  documented(ContractorPayoutFields, {
+    description: "A payout as the contractor it pays sees it",
+    examples: [exampleContractorPayout]
+  })
+) {}
 
 /** A payout as its contractor sees it, with the paying organization's and the batch's names. */
 export const ContractorPayoutFromRow = fromRow(ContractorPayout, {
@@ -86,9 +180,11 @@ export const ContractorPayoutFromRow = fromRow(ContractorPayout, {
 })
 
 export class JobItem extends Schema.Class<JobItem>("JobItem")({
-  signedXDR: SignedXdr,
-  payoutId: Schema.optional(PayoutId)
-}) {}
+  signedXDR: Schema.propertySignature(SignedXdr).annotations({
+    description: "A signed confidential transfer, exactly as POST /transfer takes it (base64 XDR)"
+  }),
+  payoutId: Schema.optional(PayoutId).annotations({ description: "The payout it pays, as in POST /transfer" })
+}, { description: "One transfer of a batch run" }) {}
 
 /** Every request body is at most this large (INTERFACE-SPEC §8). */
 export const MAX_BODY_BYTES = 256 * 1024
@@ -96,25 +192,71 @@ export const MAX_BODY_BYTES = 256 * 1024
 /** Items of one batch run; the 256 KiB body limit binds first for real transfers (6 of about 32 KB). */
 export const MAX_BATCH_ITEMS = 100
 
-export class BatchRun extends Schema.Class<BatchRun>("BatchRun")({
-  transactions: Schema.Array(JobItem).pipe(
-    Schema.minItems(1, { message: () => "transactions must not be empty" }),
-    Schema.maxItems(MAX_BATCH_ITEMS, { message: () => `at most ${MAX_BATCH_ITEMS} transactions per batch run` })
-  )
-}) {}
+const BatchRunFields = {
+  transactions: Schema.propertySignature(
+    Schema.Array(JobItem).pipe(
+      Schema.minItems(1, { message: () => "transactions must not be empty" }),
+      Schema.maxItems(MAX_BATCH_ITEMS, { message: () => `at most ${MAX_BATCH_ITEMS} transactions per batch run` })
+    )
+  ).annotations({
+    description: "1 to 100 signed transfers; the whole body is at most 256 KiB, which holds 6 real-size transfers"
+  })
+}
 
-export class JobAccepted extends Schema.Class<JobAccepted>("JobAccepted")({ jobId: Schema.String }) {}
+export class BatchRun extends Schema.Class<BatchRun>("BatchRun")(BatchRunFields, documented(BatchRunFields, {
+  description: "Signed transfers to run in the background",
+  examples: [{ transactions: [new JobItem({ signedXDR: EXAMPLE_XDR, payoutId: EXAMPLE_PAYOUT })] }]
+})) {}
+
+const JobAcceptedFields = {
+  jobId: Schema.propertySignature(Schema.String).annotations({ description: "The job's id: follow it with GET /batch/{jobId}" })
+}
+
+export class JobAccepted extends Schema.Class<JobAccepted>("JobAccepted")(
+  JobAcceptedFields,
+  documented(JobAcceptedFields, {
+    description: "The batch run is stored and queued",
+    examples: [{ jobId: "2f7d4c9a-1b6e-4a3f-8d05-9c2e7b1a6f43" }]
+  })
+) {}
 
 export class JobResult extends Schema.Class<JobResult>("JobResult")({
-  i: Schema.Int,
-  hash: Schema.String,
-  status: Schema.String,
-  error: Schema.optional(Schema.String)
-}) {}
+  i: Schema.propertySignature(Schema.Int).annotations({ description: "The item's index in `transactions` (from 0)" }),
+  hash: Schema.propertySignature(Schema.String).annotations({
+    description: "The fee-bump hash when the transaction reached the network, else the inner transaction's hash (empty " +
+      "when the envelope could not be read)"
+  }),
+  status: Schema.propertySignature(Schema.String).annotations({
+    description: "`SUCCESS` (on the ledger); `FAILED` (rejected or failed on the network); `TIMEOUT` (not final by its " +
+      "deadline: it may still land); `ERROR` (Stellar RPC unreachable: followed in the background); `REFUSED` (it broke " +
+      "a rule of POST /transfer and was not sent)"
+  }),
+  error: Schema.optional(Schema.String).annotations({ description: "Why, for every status but `SUCCESS`" })
+}, { description: "The outcome of one item" }) {}
 
-export class BatchJob extends Schema.Class<BatchJob>("BatchJob")({
-  jobId: Schema.String,
-  createdAt: Schema.Number,
-  results: Schema.Array(JobResult),
-  error: Schema.optional(Schema.String)
-}) {}
+const BatchJobFields = {
+  jobId: Schema.propertySignature(Schema.String).annotations({ description: "The job's id" }),
+  createdAt: Schema.propertySignature(Schema.Number).annotations({ description: "When it was stored (epoch milliseconds)" }),
+  results: Schema.propertySignature(Schema.Array(JobResult)).annotations({
+    description: "The items that have an outcome so far, by index; the job is done when every item has one. An item " +
+      "is reported from its transfer once that is final, so an `ERROR` or `TIMEOUT` can later read `SUCCESS`"
+  }),
+  error: Schema.optional(Schema.String).annotations({ description: "What stopped the job as a whole, if anything did" })
+}
+
+export class BatchJob extends Schema.Class<BatchJob>("BatchJob")(BatchJobFields, documented(BatchJobFields, {
+  description: "A batch run and the outcome of each item so far",
+  examples: [{
+    jobId: "2f7d4c9a-1b6e-4a3f-8d05-9c2e7b1a6f43",
+    createdAt: 1795505002000,
+    results: [
+      new JobResult({ i: 0, hash: "4142bd200f05c01eab15b78a49f33d71aeb7d2166fedc23c2a903fbb5628ed93", status: "SUCCESS" }),
+      new JobResult({
+        i: 1,
+        hash: "c3dec3d2e0ae2b00ddf5d79d9f1531225b78a8c62aeaed88f46a1244e68239f9",
+        status: "REFUSED",
+        error: "the inner fee 20000000 exceeds the sponsor's cap of 10000000 stroops"
+      })
+    ]
+  }]
+})) {}

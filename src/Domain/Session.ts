@@ -1,4 +1,5 @@
-import { Context, Schema } from "effect"
+import { Context, DateTime, Schema } from "effect"
+import { documented } from "./Documented.ts"
 import { ContractorId, OrgId } from "./Ids.ts"
 import { fromRow } from "./Row.ts"
 import { Name } from "./Text.ts"
@@ -18,30 +19,87 @@ export interface Session {
 
 export class CurrentSession extends Context.Tag("Auth/CurrentSession")<CurrentSession, Session>() {}
 
-export class SessionToken extends Schema.Class<SessionToken>("SessionToken")({
-  token: Schema.String,
-  expiresAt: Schema.DateTimeUtc
-}) {}
+const SessionTokenFields = {
+  token: Schema.propertySignature(Schema.String).annotations({
+    description: "The session: send it as `Authorization: Bearer <token>` (an HS256 JWT)"
+  }),
+  expiresAt: Schema.propertySignature(Schema.DateTimeUtc).annotations({
+    description: "When the session ends (one hour after sign-in): sign in again then"
+  })
+}
+
+export class SessionToken extends Schema.Class<SessionToken>("SessionToken")(SessionTokenFields, documented(SessionTokenFields, {
+  description: "A session for the signed-in wallet or email user",
+  examples: [{
+    token: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJtZXRob2QiOiJzZXAxMCIsImlzcyI6Imh0dHBzOi8vcGF5cm9sbC5leGFtcGxlLmNvbSIsInN1Y" +
+      "iI6IkdDTkdaQU9RRURMNkxDWFM0UkZSU0tQNDdZWUpLUllWRkJKSU9ZWVRZV0s0SDRIU1RVUlJVUkVNIiwiaWF0IjoxNzk1NTEyNjAwLCJleHAiOjE3OT" +
+      "U1MTYyMDAsImp0aSI6ImE4YjRjYmMwLWI2ZmItNDMwMi04MGE2LTc5ZGQ2ZmYwNDYwNCJ9.0i3-2F2BFZYbk6YHbcICC4zf4uAvnRjG8FpiEmIcr6E",
+    expiresAt: DateTime.unsafeMake("2026-11-24T10:30:00Z")
+  }]
+})) {}
 
 export const Role = Schema.Literal("employer", "contractor")
 
-export class Me extends Schema.Class<Me>("Me")({
-  sub: Schema.String,
-  method: SignInMethod,
-  roles: Schema.Array(Role),
-  needsOnboarding: Schema.Boolean,
-  employer: Schema.optional(Schema.Struct({ orgId: OrgId, orgName: Schema.String })),
-  contractor: Schema.optional(Schema.Struct({ id: ContractorId, name: Schema.String })),
+const MeFields = {
+  sub: Schema.propertySignature(Schema.String).annotations({
+    description: "Who is signed in: the wallet's account (G...) for SEP-10, the Privy user id for email"
+  }),
+  method: Schema.propertySignature(SignInMethod).annotations({
+    description: "How they signed in: `sep10` (a Stellar wallet) or `privy` (email)"
+  }),
+  roles: Schema.propertySignature(Schema.Array(Role)).annotations({
+    description: "`employer` when they belong to an organization, `contractor` when an organization's directory links them"
+  }),
+  needsOnboarding: Schema.propertySignature(Schema.Boolean).annotations({
+    description: "True when they have no role and no pending invite: create an organization (POST /orgs) or join one"
+  }),
+  employer: Schema.optional(Schema.Struct({
+    orgId: Schema.propertySignature(OrgId).annotations({ description: "The organization's id" }),
+    orgName: Schema.propertySignature(Schema.String).annotations({ description: "The organization's name" })
+  })).annotations({ description: "The organization they belong to, if any" }),
+  contractor: Schema.optional(Schema.Struct({
+    id: Schema.propertySignature(ContractorId).annotations({ description: "Their contractor id" }),
+    name: Schema.propertySignature(Schema.String).annotations({ description: "Their name in the directory" })
+  })).annotations({ description: "Their contractor record, when a directory links them (the first, if several do)" }),
   invite: Schema.optional(
-    Schema.Struct({ company: Schema.String, role: Schema.Literal("contractor"), token: Schema.String })
-  )
-}) {}
+    Schema.Struct({
+      company: Schema.propertySignature(Schema.String).annotations({ description: "The inviting organization's name" }),
+      role: Schema.propertySignature(Schema.Literal("contractor")).annotations({ description: "What they are invited as" }),
+      token: Schema.propertySignature(Schema.String).annotations({
+        description: "The invite token, to accept with POST /invites/{token}/accept"
+      })
+    })
+  ).annotations({
+    description: "A pending contractor invite: the one presented with `?invite=`, else one made for this wallet's " +
+      "address or this session's verified email"
+  })
+}
 
-export class Org extends Schema.Class<Org>("Org")({
-  id: OrgId,
-  name: Schema.String,
-  createdAt: Schema.DateTimeUtc
-}) {}
+export class Me extends Schema.Class<Me>("Me")(MeFields, documented(MeFields, {
+  description: "Who the signed-in user is to the service",
+  examples: [{
+    sub: "GCNGZAOQEDL6LCXS4RFRSKP47YYJKRYVFBJIOYYTYWK4H4HSTURRUREM",
+    method: "sep10",
+    roles: ["employer"],
+    needsOnboarding: false,
+    employer: { orgId: OrgId.make("e3b1c0a9-5d4f-4c2b-9a87-6f5e4d3c2b1a"), orgName: "Acme" }
+  }]
+})) {}
+
+const OrgFields = {
+  id: Schema.propertySignature(OrgId).annotations({ description: "The organization's id" }),
+  name: Schema.propertySignature(Schema.String).annotations({ description: "The organization's name" }),
+  createdAt: Schema.propertySignature(Schema.DateTimeUtc).annotations({ description: "When it was created" })
+}
+
+export class Org extends Schema.Class<Org>("Org")(OrgFields, documented(OrgFields, {
+  description: "An organization: the employer whose wallets run its payroll",
+  examples: [{
+    id: OrgId.make("e3b1c0a9-5d4f-4c2b-9a87-6f5e4d3c2b1a"),
+    name: "Acme",
+    createdAt: DateTime.unsafeMake("2026-11-02T08:15:00Z")
+  }]
+})) {}
 
 /** An `orgs` row, decoded into the API's Org. */
 export const OrgFromRow = fromRow(Org, { ...Org.fields, createdAt: Schema.DateTimeUtcFromDate })
@@ -52,9 +110,26 @@ export const OrgRole = Schema.Literal("owner", "member")
 export const Membership = Schema.Struct({ orgId: OrgId, orgName: Schema.String, role: OrgRole })
 export type Membership = typeof Membership.Type
 
-export class CreateOrg extends Schema.Class<CreateOrg>("CreateOrg")({ name: Name }) {}
+const CreateOrgFields = {
+  name: Schema.propertySignature(Name).annotations({ description: "The organization's name, 1 to 200 characters (trimmed)" })
+}
 
-export class OrgInvitation extends Schema.Class<OrgInvitation>("OrgInvitation")({
-  token: Schema.String,
-  expiresAt: Schema.DateTimeUtc
-}) {}
+export class CreateOrg extends Schema.Class<CreateOrg>("CreateOrg")(
+  CreateOrgFields,
+  documented(CreateOrgFields, { description: "A new organization", examples: [{ name: "Acme" }] })
+) {}
+
+const OrgInvitationFields = {
+  token: Schema.propertySignature(Schema.String).annotations({
+    description: "The invite token, shown only now: the other wallet joins with POST /orgs/join/{token}"
+  }),
+  expiresAt: Schema.propertySignature(Schema.DateTimeUtc).annotations({ description: "When it stops working (7 days on)" })
+}
+
+export class OrgInvitation extends Schema.Class<OrgInvitation>("OrgInvitation")(
+  OrgInvitationFields,
+  documented(OrgInvitationFields, {
+    description: "A single-use invite for another wallet to join the organization",
+    examples: [{ token: "SycLSY1Kv30DzIPT4iwAdyWRJgYl9lt628dtkRQECzs", expiresAt: DateTime.unsafeMake("2026-12-01T08:15:00Z") }]
+  })
+) {}

@@ -1,5 +1,6 @@
 import { HttpApiSchema } from "@effect/platform"
-import { Schema } from "effect"
+import { DateTime, Schema } from "effect"
+import { documented } from "./Documented.ts"
 import { OrgId, PayoutId } from "./Ids.ts"
 
 /**
@@ -19,15 +20,53 @@ export const SignedXdr = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9+/]+={0,2}$/, { message: () => "signedXDR is not a base64 transaction envelope" })
 )
 
-export class TransferRequest extends Schema.Class<TransferRequest>("TransferRequest")({
-  signedXDR: SignedXdr,
-  payoutId: Schema.optional(PayoutId)
-}) {}
+/** A real envelope is about 32 KB (its proof inside); this one, with 16 bytes of `data`, shows the form. */
+export const EXAMPLE_XDR = "AAAAAgAAAACabIHQINflivLkSxkp/P4wlUcVKFKHYxPFlcPw8p0jGgAPQkAAAAAAB1vNFgAAAAEAAAAAAAAAAAAAAABrBTvTAAAAAAAAAAEAAA" +
+  "AAAAAAGAAAAAAAAAAB8HPCaB1H1ANH5QuY6P0kZrETMu5LWTwY06occUbu29oAAAAVY29uZmlkZW50aWFsX3RyYW5zZmVyAAAAAAAAAwAAABIAAAAAAAAA" +
+  "AJpsgdAg1+WK8uRLGSn8/jCVRxUoUodjE8WVw/DynSMaAAAAEgAAAAAAAAAAondcM2VnNrAQ2zB6hBGlpvBlI01qVdqV6Om83u9N4iAAAAANAAAAEJ1L" +
+  "ajO5PbRXvzsQ0yVZlHsAAAAAAAAAAAAAAAHynSMaAAAAQO69sOmPoVKU3tgsS40SKJgJwnxhgVWKiTz3wEzutKORVpql8BzQ4fun2nbhGPXKl+0P6LLT" +
+  "Abb3YORaykzDggc="
 
-export class TransferResult extends Schema.Class<TransferResult>("TransferResult")({
-  hash: Schema.String,
-  status: Schema.Literal("SUCCESS")
-}) {}
+/** What a transfer's answers show: the fee-bump's hash (the one on the ledger) and the inner transaction's. */
+const EXAMPLE_HASH = "4142bd200f05c01eab15b78a49f33d71aeb7d2166fedc23c2a903fbb5628ed93"
+const EXAMPLE_INNER_HASH = "c3dec3d2e0ae2b00ddf5d79d9f1531225b78a8c62aeaed88f46a1244e68239f9"
+
+const TransferRequestFields = {
+  signedXDR: Schema.propertySignature(SignedXdr).annotations({
+    description: "The fully signed inner transaction, base64 XDR of a v1 TransactionEnvelope (not a fee-bump): one " +
+      "invokeHostFunction operation calling `confidential_transfer(from, to, data)` on an allowed contract, `from` being " +
+      "the signed-in wallet, with time bounds ending at most 10 minutes ahead"
+  }),
+  payoutId: Schema.optional(PayoutId).annotations({
+    description: "The payout this transfer pays: the organization's, `ready` in a `ready` or `started` batch (or " +
+      "`failed`, to retry, also once its batch is `completed`), with the call's `to` its contractor's address"
+  })
+}
+
+export class TransferRequest extends Schema.Class<TransferRequest>("TransferRequest")(
+  TransferRequestFields,
+  documented(TransferRequestFields, {
+    description: "A signed confidential transfer for the service to sponsor and submit",
+    examples: [{ signedXDR: EXAMPLE_XDR, payoutId: PayoutId.make("5b0e7a43-3f2c-4d8e-9a61-2c7d9e4f1b38") }]
+  })
+) {}
+
+const TransferResultFields = {
+  hash: Schema.propertySignature(Schema.String).annotations({
+    description: "The hash of the fee-bump transaction, the one on the ledger (hex)"
+  }),
+  status: Schema.propertySignature(Schema.Literal("SUCCESS")).annotations({
+    description: "Always `SUCCESS`: the transaction is on the ledger"
+  })
+}
+
+export class TransferResult extends Schema.Class<TransferResult>("TransferResult")(
+  TransferResultFields,
+  documented(TransferResultFields, {
+    description: "The transaction is on the ledger",
+    examples: [{ hash: EXAMPLE_HASH, status: "SUCCESS" }]
+  })
+) {}
 
 export const SubmissionState = Schema.Literal("pending", "submitted", "success", "failed", "rejected", "expired")
 export type SubmissionState = typeof SubmissionState.Type
@@ -55,37 +94,88 @@ export const outcomeOf = (state: SubmissionState): TransferOutcome => {
   }
 }
 
-export class TransferStatus extends Schema.Class<TransferStatus>("TransferStatus")({
-  hash: Schema.String,
-  innerHash: Schema.String,
-  source: Schema.String,
-  status: TransferOutcome,
-  resultCode: Schema.optional(Schema.String),
-  ledger: Schema.optional(Schema.Int),
-  payoutId: Schema.optional(Schema.String),
-  createdAt: Schema.DateTimeUtc,
-  updatedAt: Schema.DateTimeUtc
-}) {}
+const TransferStatusFields = {
+  hash: Schema.propertySignature(Schema.String).annotations({ description: "The fee-bump transaction's hash (hex)" }),
+  innerHash: Schema.propertySignature(Schema.String).annotations({ description: "The signed inner transaction's hash (hex)" }),
+  source: Schema.propertySignature(Schema.String).annotations({ description: "The inner transaction's source account (G...)" }),
+  status: Schema.propertySignature(TransferOutcome).annotations({
+    description: "`PENDING` until final; then `SUCCESS` or `FAILED` (as Stellar RPC says them), `REJECTED` (refused " +
+      "by the network at submission) or `EXPIRED` (a ledger closed past the transaction's maxTime without it)"
+  }),
+  resultCode: Schema.optional(Schema.String).annotations({
+    description: "Stellar's result code of a rejected or failed transaction (such as `txBadSeq`)"
+  }),
+  ledger: Schema.optional(Schema.Int).annotations({ description: "The ledger the transaction landed in" }),
+  payoutId: Schema.optional(Schema.String).annotations({ description: "The payout the transfer pays, when it was sent for one" }),
+  createdAt: Schema.propertySignature(Schema.DateTimeUtc).annotations({ description: "When the service recorded the submission" }),
+  updatedAt: Schema.propertySignature(Schema.DateTimeUtc).annotations({ description: "When its state last changed" })
+}
+
+export class TransferStatus extends Schema.Class<TransferStatus>("TransferStatus")(
+  TransferStatusFields,
+  documented(TransferStatusFields, {
+    description: "A submitted transfer and where it stands",
+    examples: [{
+      hash: EXAMPLE_HASH,
+      innerHash: EXAMPLE_INNER_HASH,
+      source: "GCNGZAOQEDL6LCXS4RFRSKP47YYJKRYVFBJIOYYTYWK4H4HSTURRUREM",
+      status: "SUCCESS",
+      ledger: 1254872,
+      payoutId: "5b0e7a43-3f2c-4d8e-9a61-2c7d9e4f1b38",
+      createdAt: DateTime.unsafeMake("2026-11-24T09:30:02Z"),
+      updatedAt: DateTime.unsafeMake("2026-11-24T09:30:08Z")
+    }]
+  })
+) {}
 
 /** The sponsor's policy refused the transaction; `rule` names which. */
 export class SponsorRefused extends Schema.TaggedError<SponsorRefused>()(
   "SponsorRefused",
-  { error: Schema.String, rule: Schema.String },
-  HttpApiSchema.annotations({ status: 422 })
+  {
+    error: Schema.propertySignature(Schema.String).annotations({ description: "What went wrong, in words for a person" }),
+    rule: Schema.propertySignature(Schema.String).annotations({
+      description: "The rule that refused it: `operation`, `function`, `contract`, `arguments`, `auth`, `fee`, " +
+        "`timebounds`, `quota`, or `payout` (the payout named does not fit the transfer)"
+    })
+  },
+  HttpApiSchema.annotations({
+    status: 422,
+    description: "Refused or failed: the sponsor will not pay for the transaction (`SponsorRefused`, `rule` says why), or the " +
+      "network rejected it or applied it as FAILED (`TransferRejected`)"
+  })
 ) {}
 
 /** The network rejected the transaction, or applied it as FAILED. */
 export class TransferRejected extends Schema.TaggedError<TransferRejected>()(
   "TransferRejected",
-  { error: Schema.String, hash: Schema.String, resultCode: Schema.String },
-  HttpApiSchema.annotations({ status: 422 })
+  {
+    error: Schema.propertySignature(Schema.String).annotations({ description: "What went wrong, in words for a person" }),
+    hash: Schema.propertySignature(Schema.String).annotations({ description: "The fee-bump transaction's hash (hex)" }),
+    resultCode: Schema.propertySignature(Schema.String).annotations({
+      description: "Stellar's result code (such as `txBadSeq`), or `unknown` when it could not be decoded"
+    })
+  },
+  HttpApiSchema.annotations({
+    status: 422,
+    description: "Refused or failed: the sponsor will not pay for the transaction (`SponsorRefused`, `rule` says why), or the " +
+      "network rejected it or applied it as FAILED (`TransferRejected`)"
+  })
 ) {}
 
 /** Not final before the transaction's deadline; the reconciler keeps following it. */
 export class TransferTimeout extends Schema.TaggedError<TransferTimeout>()(
   "TransferTimeout",
-  { error: Schema.String, hash: Schema.String },
-  HttpApiSchema.annotations({ status: 504 })
+  {
+    error: Schema.propertySignature(Schema.String).annotations({ description: "What went wrong, in words for a person" }),
+    hash: Schema.propertySignature(Schema.String).annotations({
+      description: "The fee-bump transaction's hash (hex): GET /transfers/{hash} tells the outcome"
+    })
+  },
+  HttpApiSchema.annotations({
+    status: 504,
+    description: "Not final by the transaction's deadline (its maxTime plus a margin): it may still land, and the " +
+      "service keeps following it; or it expired (a ledger closed past its maxTime without it)"
+  })
 ) {}
 
 /** A durable submission (`submissions` row) as the transfer services read it. */
