@@ -6,22 +6,6 @@ import { call } from "./support/Client.ts"
 import { conformanceDocument, type OpenApiDocument } from "./support/ConformanceDocument.ts"
 import { TestApp, TestAppLive } from "./support/TestApp.ts"
 
-/**
- * What src/Contractors/Api.ts and src/Domain/Contractor.ts still owe the documented contract (they are being
- * rewritten): problems starting with one of these are expected. Remove an entry once its documentation is written;
- * the test fails on an entry that matches nothing any more.
- */
-const PENDING_CONTRACTOR_DOCS = [
-  "GET /contractors",
-  "POST /contractors",
-  "PATCH /contractors",
-  "POST /invites/{token}/accept: request example",
-  "POST /invites/{token}/accept: 200 example",
-  "POST /invites/{token}/accept: request.pvk",
-  "POST /invites/{token}/accept: 200.",
-  "tag Contractors"
-]
-
 /** The framework's decode failure (the service answers it as InvalidRequest), documented by @effect/platform. */
 const FRAMEWORK_SCHEMAS = ["HttpApiDecodeError", "Issue", "PropertyKey"]
 
@@ -150,10 +134,7 @@ layer(TestAppLive())("the documented contract (GET /openapi.json)", (it) => {
   it.effect("every operation, parameter, field and tag is described, and every body and success answer has an example", () =>
     Effect.gen(function*() {
       const problems = undocumented(yield* served)
-      const pending = (problem: string) => PENDING_CONTRACTOR_DOCS.some((prefix) => problem.startsWith(prefix))
-      expect(problems.filter((p) => !pending(p))).toEqual([])
-      const documented = PENDING_CONTRACTOR_DOCS.filter((prefix) => !problems.some((p) => p.startsWith(prefix)))
-      expect(documented, "documented now: remove these from PENDING_CONTRACTOR_DOCS").toEqual([])
+      expect(problems).toEqual([])
     }))
 
   it.effect("every example validates against its schema", () =>
