@@ -106,7 +106,8 @@ layer(Repos, { excludeTestServices: true })(`housekeeping rules (${backend})`, (
               orgId,
               payoutId: null,
               maxTime: updatedAt,
-              leaseUntil: updatedAt
+              leaseUntil: updatedAt,
+              sequence: "1"
             },
             { limit: 1_000_000, since: new Date(0), now: reservedAt }
           )

@@ -39,7 +39,8 @@ layer(Layer.mergeAll(SubmissionRepo.Default, JobRepo.Default).pipe(Layer.provide
         orgId,
         payoutId: null,
         maxTime: at(60_000),
-        leaseUntil: at(-1_000)
+        leaseUntil: at(-1_000),
+        sequence: "1"
       }, undefined)
       const creator = (yield* leaseOf("lease-1")).leaseOwner
       expect(creator).not.toBeNull()

@@ -59,7 +59,8 @@ layer(SettleOnDatabase, { excludeTestServices: true })("settlement moves payouts
               orgId,
               payoutId,
               maxTime: new Date(now.getTime() + 60_000),
-              leaseUntil: now
+              leaseUntil: now,
+              sequence: "1"
             },
             { limit: 10, since: new Date(now.getTime() - 3_600_000), now },
             link.markSubmitted(payoutId, outerHash, now)

@@ -12,6 +12,7 @@ import LeaseOwners from "../../migrations/0008_lease_owners.ts"
 import ChannelLeases from "../../migrations/0009_channel_leases.ts"
 import ReconcileBackoff from "../../migrations/0010_reconcile_backoff.ts"
 import ContractorRate from "../../migrations/0011_contractor_rate.ts"
+import SubmissionSequence from "../../migrations/0012_submission_sequence.ts"
 import { PgLive } from "./PgLive.ts"
 
 /** Migrations are listed here so that they ship with the code; PgMigrator records which ran. */
@@ -23,7 +24,8 @@ export const MigratorLive = PgMigrator.layer({
     "0008_lease_owners": LeaseOwners,
     "0009_channel_leases": ChannelLeases,
     "0010_reconcile_backoff": ReconcileBackoff,
-    "0011_contractor_rate": ContractorRate
+    "0011_contractor_rate": ContractorRate,
+    "0012_submission_sequence": SubmissionSequence
   })
 }).pipe(Layer.provide(NodeContext.layer))
 

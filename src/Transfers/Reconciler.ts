@@ -105,8 +105,11 @@ export const ReconcilerLive = Layer.scopedDiscard(
       const rows = yield* repo.claimStale(new Date(now), new Date(now + leaseFor), 50)
       yield* Effect.forEach(inSequence(rows, networkPassphrase), (account) =>
         Effect.gen(function*() {
-          // An account's transactions apply in sequence order: one that is not final holds back the sends after it.
-          let mayResend = true
+          // An account's transactions apply in sequence order: one that is not final (in this round, or held
+          // elsewhere: driven by a request, or backing off) holds back the sends after it.
+          const [first] = account
+          let mayResend = first === undefined ||
+            !(yield* repo.earlierInFlight(first.row.source, first.sequence.toString(), account.map(({ row }) => row.innerHash)))
           for (const { row, tx } of account) {
             const final = yield* reconcile(row, tx, mayResend)
             if (!final) mayResend = false

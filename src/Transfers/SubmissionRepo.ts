@@ -9,10 +9,15 @@ import { orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
 
 export type { Submission } from "../Domain/Transfer.ts"
 
-export type NewSubmission = Pick<
-  Submission,
-  "innerHash" | "outerHash" | "envelope" | "source" | "sessionSub" | "orgId" | "payoutId" | "maxTime" | "leaseUntil"
->
+export type NewSubmission =
+  & Pick<
+    Submission,
+    "innerHash" | "outerHash" | "envelope" | "source" | "sessionSub" | "orgId" | "payoutId" | "maxTime" | "leaseUntil"
+  >
+  & {
+    /** The inner transaction's sequence number (decimal). */
+    readonly sequence: string
+  }
 
 export type CreateOutcome = "created" | "exists" | "quota"
 
@@ -27,17 +32,11 @@ const Hash = Schema.Struct({ innerHash: Schema.String })
 const decodeHashes = Schema.decodeUnknown(Schema.Array(Hash))
 const Created = Schema.Struct({ existed: Schema.Boolean, created: Schema.Boolean })
 
-const NewRow = Submission.pick(
-  "innerHash",
-  "outerHash",
-  "envelope",
-  "source",
-  "sessionSub",
-  "orgId",
-  "payoutId",
-  "maxTime",
-  "leaseUntil"
-)
+const NewRow = Schema.Struct({
+  ...Submission.pick("innerHash", "outerHash", "envelope", "source", "sessionSub", "orgId", "payoutId", "maxTime", "leaseUntil")
+    .fields,
+  sequence: Schema.String
+})
 const Quota = Schema.Struct({ limit: Schema.Number, since: Schema.DateFromSelf, now: Schema.DateFromSelf })
 
 /**
@@ -67,10 +66,11 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
               WITH existing AS (SELECT 1 FROM submissions WHERE inner_hash = ${row.innerHash}),
               created AS (
                 INSERT INTO submissions
-                  (inner_hash, outer_hash, envelope, source, session_sub, org_id, payout_id, state, max_time, lease_until, lease_owner)
+                  (inner_hash, outer_hash, envelope, source, session_sub, org_id, payout_id, state, max_time, lease_until, lease_owner,
+                   sequence)
                 SELECT ${row.innerHash}, ${row.outerHash}, ${row.envelope}, ${row.source}, ${row.sessionSub},
                   ${row.orgId}::uuid, ${row.payoutId}::uuid, 'pending', ${row.maxTime}::timestamptz,
-                  ${row.leaseUntil}::timestamptz, ${instance}
+                  ${row.leaseUntil}::timestamptz, ${instance}, ${row.sequence}::bigint
                 WHERE NOT EXISTS (SELECT 1 FROM existing) AND ${withinQuota}
                 RETURNING inner_hash, source)${reservation}
               SELECT EXISTS (SELECT 1 FROM existing) AS existed, EXISTS (SELECT 1 FROM created) AS created`
@@ -156,6 +156,28 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
         orUnavailable
       )
 
+    const earlier = SqlSchema.findAll({
+      Request: Schema.Struct({ source: Schema.String, sequence: Schema.String, except: Schema.Array(Schema.String) }),
+      Result: Hash,
+      execute: ({ except, sequence, source }) =>
+        sql`
+          SELECT inner_hash FROM submissions
+          WHERE source = ${source} AND state IN ('pending', 'submitted') AND sequence < ${sequence}::bigint
+            AND NOT (inner_hash = ANY(${except}))
+          LIMIT 1`
+    })
+
+    /**
+     * Whether the account has a submission in flight with a sequence number below `sequence`, other than `except`:
+     * then a later transaction of the account must wait for it.
+     */
+    const earlierInFlight = (source: string, sequence: string, except: ReadonlyArray<string>) =>
+      earlier({ source, sequence, except }).pipe(
+        Effect.map((rows) => rows.length > 0),
+        orUnavailable,
+        Effect.withSpan("SubmissionRepo.earlierInFlight")
+      )
+
     /** Gives a lease this instance holds back at once, and forgets the reconciler's failures with it. */
     const release = (innerHash: string, now: Date, owner: string = instance) =>
       sql`UPDATE submissions SET lease_until = ${now}, reconcile_failures = 0 WHERE inner_hash = ${innerHash} AND lease_owner = ${owner}`.pipe(
@@ -206,6 +228,6 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
         limit
       }).pipe(Effect.withSpan("SubmissionRepo.pruneFinal"))
 
-    return { create, find, findMany, transition, releaseQuota, lease, release, retryLater, claimStale, atomically, pruneQuota, pruneFinal } as const
+    return { create, find, findMany, earlierInFlight, transition, releaseQuota, lease, release, retryLater, claimStale, atomically, pruneQuota, pruneFinal } as const
   })
 }) {}

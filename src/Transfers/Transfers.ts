@@ -199,7 +199,8 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
           orgId: job.orgId,
           payoutId: job.payoutId,
           maxTime: new Date(job.maxTime * 1000),
-          leaseUntil: new Date(at.getTime() + Duration.toMillis(leaseFor))
+          leaseUntil: new Date(at.getTime() + Duration.toMillis(leaseFor)),
+          sequence: job.inner.sequence
         }
         const created = yield* repo.create(row, job.quota, job.link)
         if (created === "quota") {

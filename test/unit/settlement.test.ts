@@ -158,6 +158,7 @@ const SubmissionRepoTest = Layer.succeed(
     create: unused("create"),
     find: unused("find"),
     findMany: unused("findMany"),
+    earlierInFlight: unused("earlierInFlight"),
     lease: unused("lease"),
     release: unused("release"),
     retryLater: unused("retryLater"),
