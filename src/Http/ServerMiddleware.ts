@@ -22,8 +22,9 @@ const tooLarge = (route: string) =>
   errorResponse(
     413,
     route === BATCH_RUN_ROUTE
-      ? `request body over ${MAX_BODY_BYTES / 1024} KiB: a batch run holds about 10 real confidential transfers ` +
-        "(16–20 KB each); split the transfers into several jobs (the typed client's runPayroll does)"
+      ? `request body over ${MAX_BODY_BYTES / 1024} KiB: a batch run holds 6 real confidential transfers (about 43,000 ` +
+        "characters of base64 each, the ~15 KB proof travelling twice with the source's authorization entry); split " +
+        "the transfers into several jobs (the typed client's runPayroll does)"
       : `request body over ${MAX_BODY_BYTES / 1024} KiB`
   ).pipe(HttpServerResponse.setHeader("connection", "close"))
 
