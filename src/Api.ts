@@ -14,6 +14,7 @@ import {
 import { BatchesApi, BatchRunsApi, ContractorPortalApi } from "./Batches/Api.ts"
 import { FundingApi } from "./Funding/Api.ts"
 import { HealthApi } from "./Health/Api.ts"
+import { documentIdempotencyKey, IdempotencyKeyReused } from "./Http/IdempotencyKey.ts"
 import { TransfersApi } from "./Transfers/Api.ts"
 import { AuditorApi, WithdrawalsApi } from "./Withdrawals/Api.ts"
 
@@ -69,9 +70,11 @@ export class Api extends HttpApi.make("payroll")
   .addError(UnsupportedMediaType)
   .addError(ServiceUnavailable)
   .addError(InternalError)
+  // A reused Idempotency-Key; declared here so that the typed client decodes it, documented only where it applies.
+  .addError(IdempotencyKeyReused)
   .annotate(OpenApi.Title, "Confidential Contractor Payroll Service")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Summary, "Pay contractors in USDC on Stellar without anyone, this service included, seeing the amounts")
   .annotate(OpenApi.Description, DESCRIPTION)
-  .annotate(OpenApi.Transform, (spec) => ({ ...spec, info: { ...spec.info, license: LICENSE } }))
+  .annotate(OpenApi.Transform, (spec) => documentIdempotencyKey({ ...spec, info: { ...spec.info, license: LICENSE } }))
 {}

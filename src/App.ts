@@ -1,5 +1,5 @@
 import { FetchHttpClient, HttpApi, HttpApiBuilder, HttpApiSwagger } from "@effect/platform"
-import { type ConfigError, Effect, Layer } from "effect"
+import { type ConfigError, Effect, Layer, Option } from "effect"
 import { Api } from "./Api.ts"
 import { Organizations } from "./Orgs/Organizations.ts"
 import { OperationalKeys } from "./Auth/Keys.ts"
@@ -36,10 +36,12 @@ import { HealthHttpLive } from "./Health/Http.ts"
 import { OpenApiRoute } from "./Http/OpenApiDocument.ts"
 import { routeTable } from "./Http/RequestTarget.ts"
 import { serverMiddleware } from "./Http/ServerMiddleware.ts"
+import { idempotencyKeys } from "./Http/Idempotency.ts"
+import { IdempotencyRepo } from "./Sql/IdempotencyRepo.ts"
 import { HousekeepingLive } from "./Housekeeping.ts"
 import { DatabaseLive } from "./Sql/Migrations.ts"
 import { DefectsLive } from "./Http/Defects.ts"
-import { CorsLive } from "./Observability/Cors.ts"
+import { anyOriginAnswers, CorsLive } from "./Observability/Cors.ts"
 import { IdleMemoryLive } from "./Observability/IdleMemory.ts"
 import { LoggingLive } from "./Observability/Logging.ts"
 import { MetricsRouteLive } from "./Observability/MetricsRoute.ts"
@@ -111,6 +113,7 @@ export const servicesOn = (external: External) => {
     BatchRepo.Default,
     FaucetRepo.Default,
     RateLimiter.Default,
+    IdempotencyRepo.Default,
     Drain.Default
   )
   const Records = Layer.mergeAll(
@@ -165,12 +168,24 @@ export const routes = routeTable((() => {
   return paths
 })())
 
+/** Idempotency keys belong to the signed-in user (sign-in method and subject), whichever of their tokens comes. */
+const IdempotencyKeysLive = idempotencyKeys((request) => {
+  const token = /^bearer\s+(\S+)$/i.exec(request.headers["authorization"] ?? "")?.[1]
+  return token === undefined ? Effect.succeedNone : SessionVerifier.pipe(
+    Effect.flatMap((sessions) => sessions.verify(token)),
+    Effect.map((session) => Option.some(`${session.method}:${session.sub}`)),
+    Effect.orElseSucceed(() => Option.none())
+  )
+})
+
 /**
  * One service instance on `server` and whatever database is provided. The server layer is built last, after every
  * service and route: its socket opens only once the app can answer, so no early request waits unanswered.
  */
 export const instanceOn = <ROut, E, RIn>(server: Layer.Layer<ROut, E, RIn>, external: External = ExternalLive) =>
-  HttpApiBuilder.serve((app) => trackRequests(serverMiddleware(routes)(app))).pipe(
+  HttpApiBuilder.serve((app) =>
+    trackRequests(anyOriginAnswers(serverMiddleware(routes, { idempotency: IdempotencyKeysLive })(app)))
+  ).pipe(
     Layer.provideMerge(server),
     Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
     Layer.provide(OpenApiRoute("/openapi.json")),

@@ -5,6 +5,7 @@ import { JobRepo } from "./Batches/JobRepo.ts"
 import { OperationsConfig, SponsorConfig } from "./Config.ts"
 import { FAUCET_GRANT_WINDOW, FaucetRepo } from "./Funding/FaucetRepo.ts"
 import { Drain } from "./Http/Drain.ts"
+import { IdempotencyRepo } from "./Sql/IdempotencyRepo.ts"
 import { SubmissionRepo } from "./Transfers/SubmissionRepo.ts"
 import { repeatRounds } from "./Sql/Rounds.ts"
 
@@ -18,12 +19,13 @@ export interface Pruned {
   readonly faucetGrants: number
   readonly jobs: number
   readonly submissions: number
+  readonly idempotencyKeys: number
 }
 
 /**
  * Deletes what no rule reads any more: expired SEP-10 challenges, quota reservations and faucet grants outside
  * their windows, batch-run jobs (with their results) finished more than RETENTION ago, and submissions final for
- * more than RETENTION (and the quota window, which counts them). Small batches with SKIP LOCKED: short
+ * more than RETENTION (and the quota window, which counts them), and Idempotency-Keys past their 24 hours. Small batches with SKIP LOCKED: short
  * transactions, and any number of instances prune side by side without waiting on each other.
  */
 export class Housekeeping extends Effect.Service<Housekeeping>()("Housekeeping", {
@@ -32,6 +34,7 @@ export class Housekeeping extends Effect.Service<Housekeeping>()("Housekeeping",
     const submissions = yield* SubmissionRepo
     const jobs = yield* JobRepo
     const faucet = yield* FaucetRepo
+    const idempotency = yield* IdempotencyRepo
     const { retention } = yield* OperationsConfig
     const { quotaWindow } = yield* SponsorConfig
 
@@ -54,7 +57,8 @@ export class Housekeeping extends Effect.Service<Housekeeping>()("Housekeeping",
         quota: yield* inBatches(500, (limit) => submissions.pruneQuota(ago(quotaWindow), limit)),
         faucetGrants: yield* inBatches(500, (limit) => faucet.prune(ago(FAUCET_GRANT_WINDOW), limit)),
         jobs: yield* inBatches(20, (limit) => jobs.pruneFinished(ago(retention), limit)),
-        submissions: yield* inBatches(100, (limit) => submissions.pruneFinal(ago(Duration.max(retention, quotaWindow)), limit))
+        submissions: yield* inBatches(100, (limit) => submissions.pruneFinal(ago(Duration.max(retention, quotaWindow)), limit)),
+        idempotencyKeys: yield* inBatches(500, (limit) => idempotency.prune(new Date(now), limit))
       }
       if (Object.values(pruned).some((n) => n > 0)) yield* Effect.logInfo("housekeeping pruned rows").pipe(Effect.annotateLogs({ ...pruned }))
       return pruned
@@ -62,7 +66,7 @@ export class Housekeeping extends Effect.Service<Housekeeping>()("Housekeeping",
 
     return { round } as const
   }),
-  dependencies: [ChallengeRepo.Default, SubmissionRepo.Default, JobRepo.Default, FaucetRepo.Default]
+  dependencies: [ChallengeRepo.Default, SubmissionRepo.Default, JobRepo.Default, FaucetRepo.Default, IdempotencyRepo.Default]
 }) {}
 
 /** Every instance prunes at start-up and then every HOUSEKEEPING_INTERVAL; not while draining. */

@@ -70,7 +70,7 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }))("batches and payouts", (it) => 
 
       const readied = yield* client.batches.ready({ path: { id } })
       expect(readied.status).toBe("ready")
-      const payouts = yield* client.batches.payouts({ path: { id } })
+      const { items: payouts } = yield* client.batches.payouts({ path: { id }, urlParams: {} })
       expect(payouts.map((p) => p.status)).toEqual(["ready"])
 
       const again = yield* failure(client.batches.ready({ path: { id } }))
@@ -143,7 +143,7 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }))("batches and payouts", (it) => 
       const them = yield* api(app, theirs.token)
       for (const [label, request] of [
         ["GET batch", them.batches.get({ path: { id } })],
-        ["GET payouts", them.batches.payouts({ path: { id } })],
+        ["GET payouts", them.batches.payouts({ path: { id }, urlParams: {} })],
         ["POST payouts", them.batches.addPayouts({ path: { id }, payload: { contractorIds: [foreign.id] } })],
         ["POST ready", them.batches.ready({ path: { id } })],
         ["DELETE payout", them.batches.removePayout({ path: { id, payoutId: payouts[0]!.id } })],
@@ -186,7 +186,7 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }))("batches and payouts", (it) => 
       const paidA = yield* pay(a!)
       expect(yield* batch()).toMatchObject({ status: "started", settledCount: 1, failedCount: 0 })
       expect(Option.isSome((yield* batch()).startedAt)).toBe(true)
-      const listed = yield* client.batches.payouts({ path: { id } })
+      const { items: listed } = yield* client.batches.payouts({ path: { id }, urlParams: {} })
       expect(listed.find((p) => p.id === payoutOf(a!.id))).toMatchObject({ status: "settled", hash: Option.some(paidA.hash) })
       expect(Option.isSome((yield* client.contractors.get({ path: { id: a!.id } })).lastPaidAt)).toBe(true)
       const twice = yield* failure(pay(a!))
@@ -209,7 +209,7 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }))("batches and payouts", (it) => 
       const done = yield* batch()
       expect(done).toMatchObject({ status: "completed", payoutCount: 3, settledCount: 2, failedCount: 1 })
       expect(Option.isSome(done.completedAt)).toBe(true)
-      const statuses = (yield* client.batches.payouts({ path: { id } })).map((p) => p.status).sort()
+      const statuses = (yield* client.batches.payouts({ path: { id }, urlParams: {} })).items.map((p) => p.status).sort()
       expect(statuses).toEqual(["failed", "settled", "settled"])
       const settledA = yield* failure(pay(a!))
       expect(settledA._tag).toBe("SponsorRefused")
@@ -220,7 +220,7 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }))("batches and payouts", (it) => 
       const again = yield* batch()
       expect(again).toMatchObject({ status: "completed", payoutCount: 3, settledCount: 3, failedCount: 0 })
       expect(completedAt(again)).toBeGreaterThan(completedAt(done))
-      const allSettled = (yield* client.batches.payouts({ path: { id } })).map((p) => p.status)
+      const allSettled = (yield* client.batches.payouts({ path: { id }, urlParams: {} })).items.map((p) => p.status)
       expect(allSettled).toEqual(["settled", "settled", "settled"])
 
       const contractor = yield* api(app, yield* signIn(app, a!.wallet))

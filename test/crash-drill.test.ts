@@ -138,7 +138,7 @@ describe(`crash drill (${backend})`, () => {
         transfers: Effect.forEach(payments, (p) => get(`/transfers/${p.innerHash}`), { concurrency: 4 }),
         original: get(`/batch/${run.body.jobId}`),
         retry: get(`/batch/${retryRun.body.jobId}`),
-        payouts: get(`/batches/${payroll.batchId}/payouts`),
+        payouts: get(`/batches/${payroll.batchId}/payouts?limit=100`),
         batch: get(`/batches/${payroll.batchId}`)
       })
       const final = (r: Effect.Effect.Success<typeof read>) =>

@@ -1,14 +1,35 @@
 import { expect, layer } from "@effect/vitest"
-import { Keypair } from "@stellar/stellar-sdk"
+import { Keypair, Networks } from "@stellar/stellar-sdk"
 import { Effect } from "effect"
-import { call, type Reply } from "./support/Client.ts"
+import { call, type Reply, signChallenge } from "./support/Client.ts"
 import { TestApp, type TestAppShape, TestAppLive } from "./support/TestApp.ts"
 
-/** One sign-in attempt (a SEP-10 challenge), optionally through a proxy that says who the client is. */
+/**
+ * One sign-in attempt: a SEP-10 challenge (not counted), signed and posted to the token step (counted), optionally
+ * through a proxy that says who the client is.
+ */
 const attempt = (app: TestAppShape, forwardedFor?: string) =>
-  call(app, "GET", `/auth/sep10/challenge?account=${Keypair.random().publicKey()}`, {
-    headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor }
+  Effect.gen(function*() {
+    const wallet = Keypair.random()
+    const challenge = yield* call(app, "GET", `/auth/sep10/challenge?account=${wallet.publicKey()}`)
+    expect(challenge.status).toBe(200)
+    return yield* call(app, "POST", "/auth/sep10/verify", {
+      json: { transaction: signChallenge(challenge.body.transaction, Networks.TESTNET, wallet) },
+      headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor }
+    })
   })
+
+/** The RateLimit fields of draft-ietf-httpapi-ratelimit-headers (08 to 11), parsed. */
+const rateLimitOf = (reply: Reply) => {
+  const policy = /^"sign-in";q=(\d+);w=(\d+)$/.exec(reply.headers.get("ratelimit-policy") ?? "")
+  const state = /^"sign-in";r=(\d+);t=(\d+)$/.exec(reply.headers.get("ratelimit") ?? "")
+  return {
+    quota: Number(policy?.[1]),
+    window: Number(policy?.[2]),
+    remaining: Number(state?.[1]),
+    reset: Number(state?.[2])
+  }
+}
 
 /** `count` random hextets, colon-separated: the host part of an address that rotates. */
 const randomHextets = (count: number) =>
@@ -23,6 +44,7 @@ const expectLimited = (reply: Reply, windowSeconds: number) => {
   expect(Number.isInteger(retryAfter)).toBe(true)
   expect(retryAfter).toBeGreaterThanOrEqual(1)
   expect(retryAfter).toBeLessThanOrEqual(windowSeconds)
+  expect(rateLimitOf(reply)).toMatchObject({ remaining: 0, reset: retryAfter })
 }
 
 layer(TestAppLive({ AUTH_RATE_LIMIT: "4", AUTH_RATE_WINDOW: "1 minute" }))("one limit for every instance", (it) => {
@@ -41,6 +63,41 @@ layer(TestAppLive({ AUTH_RATE_LIMIT: "4", AUTH_RATE_WINDOW: "1 minute" }))("one 
       expect((yield* call(app, "GET", "/health/live")).status).toBe(200)
       expect((yield* call(app, "GET", "/health/live")).headers.get("retry-after")).toBeNull()
       yield* second.stop
+    }))
+})
+
+layer(TestAppLive({ AUTH_RATE_LIMIT: "3", AUTH_RATE_WINDOW: "1 minute" }))("what is counted", (it) => {
+  it.effect("stellar.toml and SEP-10 challenges are never limited; the token steps are, and say what is left", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const account = Keypair.random().publicKey()
+      // A wallet page reloading stellar.toml, or a conformance suite run twice, asks for far more than the limit.
+      for (let i = 0; i < 12; i++) {
+        const replies = [
+          yield* call(app, "GET", "/.well-known/stellar.toml"),
+          yield* call(app, "GET", `/auth/sep10/challenge?account=${account}`),
+          yield* call(app, "GET", `/auth?account=${account}`)
+        ]
+        expect(statuses(replies)).toEqual([200, 200, 200])
+        for (const reply of replies) expect(reply.headers.get("ratelimit-policy")).toBeNull()
+      }
+      const first = yield* attempt(app)
+      expect(first.status).toBe(200)
+      expect(rateLimitOf(first)).toEqual({ quota: 3, window: 60, remaining: 2, reset: 60 })
+      expect(first.headers.get("retry-after")).toBeNull()
+      // An answer other than 200 is counted and says so too.
+      const refused = yield* call(app, "POST", "/auth", { json: { transaction: "not a challenge" } })
+      expect(refused.status).toBe(400)
+      expect(rateLimitOf(refused)).toMatchObject({ quota: 3, window: 60, remaining: 1 })
+      expect((yield* call(app, "POST", "/auth/privy", { json: { token: "x" } })).status).toBe(501)
+      const limited = yield* call(app, "POST", "/auth/sep10/verify", { json: { transaction: "x" } })
+      expectLimited(limited, 60)
+      expect(rateLimitOf(limited)).toMatchObject({ quota: 3, window: 60 })
+      expect(limited.headers.get("access-control-allow-origin")).toBe("*")
+      expectLimited(yield* call(app, "POST", "/auth/privy", { json: { token: "x" } }), 60)
+      // Past the limit, the public steps still answer.
+      expect((yield* call(app, "GET", "/.well-known/stellar.toml")).status).toBe(200)
+      expect((yield* call(app, "GET", `/auth?account=${account}`)).status).toBe(200)
     }))
 })
 

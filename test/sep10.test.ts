@@ -206,7 +206,16 @@ layer(TestAppLive())("SEP-10 sign-in", (it) => {
         WEB_AUTH_ENDPOINT: "http://payroll.test/auth",
         ACCOUNTS: [app.sponsorKey.publicKey(), app.faucetKey.publicKey()],
         DOCUMENTATION: { ORG_NAME: "Confidential Contractor Payroll", ORG_URL: "http://payroll.test" },
-        CURRENCIES: [{ code: "USDC", issuer: TESTNET_USDC_ISSUER, status: "test", display_decimals: 7 }]
+        CURRENCIES: [{
+          code: "USDC",
+          issuer: TESTNET_USDC_ISSUER,
+          status: "test",
+          display_decimals: 7,
+          is_asset_anchored: true,
+          anchor_asset_type: "fiat",
+          anchor_asset: "USD",
+          is_unlimited: true
+        }]
       })
       expect(Object.keys(toml.DOCUMENTATION ?? {}).sort()).toEqual(["ORG_NAME", "ORG_URL"])
       expect(toml.CURRENCIES?.[0]).not.toHaveProperty("contract")
@@ -220,19 +229,24 @@ layer(TestAppLive())("SEP-10 sign-in", (it) => {
 })
 
 layer(TestAppLive({ AUTH_RATE_LIMIT: "3", AUTH_RATE_WINDOW: "1 minute" }))("sign-in rate limit", (it) => {
-  it.effect("the fourth sign-in request in a window from one address is 429", () =>
+  it.effect("the fourth token request in a window from one address is 429; challenges are never limited", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
-      const account = Keypair.random().publicKey()
+      const wallet = Keypair.random()
+      const signedChallenge = Effect.map(challengeFor(wallet.publicKey()), (challenge) => {
+        expect(challenge.status).toBe(200)
+        return signChallenge(challenge.body.transaction, Networks.TESTNET, wallet)
+      })
       const statuses: Array<number> = []
-      for (let i = 0; i < 4; i++) statuses.push((yield* challengeFor(account)).status)
+      for (let i = 0; i < 4; i++) statuses.push((yield* verify(yield* signedChallenge)).status)
       expect(statuses).toEqual([200, 200, 200, 429])
       const limited = yield* call(app, "POST", "/auth/privy", { json: { token: "x" } })
       expect(limited.status).toBe(429)
       expect(limited.body.error).toMatch(/too many/)
       expect((yield* call(app, "GET", "/health")).status).toBe(200)
+      const signed = yield* signedChallenge
       app.clock.offsetMs = 61_000
-      const later = yield* challengeFor(account).pipe(Effect.ensuring(Effect.sync(() => (app.clock.offsetMs = 0))))
+      const later = yield* verify(signed).pipe(Effect.ensuring(Effect.sync(() => (app.clock.offsetMs = 0))))
       expect(later.status).toBe(200)
     }))
 })

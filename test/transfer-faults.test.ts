@@ -157,7 +157,7 @@ layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "2" }, { ledgerIntervalMs: 20 }), { 
       expect(landed).toBeGreaterThan(0)
       yield* Effect.sleep("3 seconds") // well past maxTime + TRANSFER_POLL_MARGIN, many reconciler rounds
       expect((yield* client.transfers.status({ path: { hash: res.hash } })).status).toBe("PENDING")
-      const payouts = yield* client.batches.payouts({ path: { id } })
+      const { items: payouts } = yield* client.batches.payouts({ path: { id }, urlParams: {} })
       expect(payouts[0]).toMatchObject({ status: "submitted" })
       expect(yield* client.batches.get({ path: { id } })).toMatchObject({ status: "started", failedCount: 0 })
 

@@ -62,7 +62,7 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 20 }), { excludeTestServices: true }
       expect(second).toEqual(first)
       expect(again).toEqual(first)
       expect(app.rpc.sendCount(first.hash)).toBe(1)
-      const [payout] = yield* client.batches.payouts({ path: { id: batchId } })
+      const { items: [payout] } = yield* client.batches.payouts({ path: { id: batchId }, urlParams: {} })
       expect([payout?.status, Option.getOrNull(payout!.hash)]).toEqual(["settled", first.hash])
       expect(yield* client.batches.get({ path: { id: batchId } })).toMatchObject({ status: "completed", settledCount: 1, failedCount: 0 })
     }))
@@ -102,7 +102,7 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 20 }), { excludeTestServices: true }
       yield* eventually(client, landed.hash, "SUCCESS")
       const job = yield* poll
       expect(job.results).toEqual([{ i: 0, hash: landed.hash, status: "SUCCESS" }])
-      const [payout] = yield* client.batches.payouts({ path: { id: batchId } })
+      const { items: [payout] } = yield* client.batches.payouts({ path: { id: batchId }, urlParams: {} })
       expect([payout?.status, Option.getOrNull(payout!.hash)]).toEqual(["settled", landed.hash])
     }))
 

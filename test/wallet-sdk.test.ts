@@ -57,7 +57,16 @@ layer(TestAppLive(config, { selfUrl: true }))("SDF's wallet SDK", (it) => {
         }
       })
       expect(info.currencies).toHaveLength(1)
-      expect(info.currencies[0]).toMatchObject({ code: "USDC", issuer: TESTNET_USDC_ISSUER, status: "test", displayDecimals: 7 })
+      expect(info.currencies[0]).toMatchObject({
+        code: "USDC",
+        issuer: TESTNET_USDC_ISSUER,
+        status: "test",
+        displayDecimals: 7,
+        isAssetAnchored: true,
+        anchorAssetType: "fiat",
+        anchorAsset: "USD",
+        isUnlimited: true
+      })
     }))
 
   it.effect("configured text with quotes, backslashes and control characters stays valid TOML for the stellar-sdk resolver too", () =>

@@ -77,17 +77,21 @@ export class PrivySignIn extends Schema.Class<PrivySignIn>("PrivySignIn")(PrivyS
   }]
 })) {}
 
-const RATE_LIMITED = "429 when this client has made more than `AUTH_RATE_LIMIT` sign-in requests in `AUTH_RATE_WINDOW` " +
-  "(30 a minute by default, counted across the deployment), with `Retry-After`."
+const RATE_LIMITED = "429 when this client has made more than `AUTH_RATE_LIMIT` sign-in requests (the token steps " +
+  "`POST /auth`, `POST /auth/sep10/verify` and `POST /auth/privy`) in `AUTH_RATE_WINDOW` (30 a minute by default, " +
+  "counted across the deployment), with `Retry-After`; every answer carries `RateLimit-Policy` and `RateLimit`."
 
-const CHALLENGE = "Public: no session. 400 when `account` is not a Stellar account address (G...), `home_domain` is " +
-  `not this service's, or a memo is given. ${RATE_LIMITED}`
+const ANY_ORIGIN = "Every answer, errors included, carries `Access-Control-Allow-Origin: *` whatever `CORS_ORIGINS` " +
+  "says, and preflights (`OPTIONS`) are answered, as SEP-10 requires of its endpoints."
+
+const CHALLENGE = "Public: no session; not rate-limited. 400 when `account` is not a Stellar account address (G...), " +
+  `\`home_domain\` is not this service's, or a memo is given. ${ANY_ORIGIN}`
 
 const VERIFY = "Public: no session. Checks that the challenge is this service's, unexpired and unused, and that it is " +
   "signed by the account: by signers of weight above 0 that reach its medium threshold, read through Stellar RPC (an " +
   "account not on the ledger signs with its own key). Answers a session token valid for one hour. 400 when the " +
   "challenge fails any check (unsigned, signed by a stranger, extra signatures, below the threshold, expired or already " +
-  `used); 502 when the account could not be read from Stellar RPC. ${RATE_LIMITED}`
+  `used); 502 when the account could not be read from Stellar RPC. ${RATE_LIMITED} ${ANY_ORIGIN}`
 
 const TOML_EXAMPLE = `VERSION = "2.7.0"
 NETWORK_PASSPHRASE = "Test SDF Network ; September 2015"
@@ -106,6 +110,10 @@ status = "test"
 display_decimals = 7
 name = "USD Coin"
 desc = "Circle's dollar stablecoin, the currency contractor payouts are made in"
+is_asset_anchored = true
+anchor_asset_type = "fiat"
+anchor_asset = "USD"
+is_unlimited = true
 `
 
 export class AuthApi extends HttpApiGroup.make("auth")
@@ -127,6 +135,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .addSuccess(SessionToken)
       .addError(InvalidRequest)
       .addError(UpstreamUnavailable)
+      .middleware(SignInRateLimit)
       .annotate(OpenApi.Summary, "Sign in with a signed SEP-10 challenge")
       .annotate(OpenApi.Description, `Second step of a wallet sign-in: the signed challenge for a session. ${VERIFY}`)
   )
@@ -148,6 +157,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .addSuccess(SessionToken)
       .addError(InvalidRequest)
       .addError(UpstreamUnavailable)
+      .middleware(SignInRateLimit)
       .annotate(OpenApi.Summary, "Sign in with a signed SEP-10 challenge (WEB_AUTH_ENDPOINT)")
       .annotate(
         OpenApi.Description,
@@ -161,6 +171,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .addSuccess(SessionToken)
       .addError(Unauthorized)
       .addError(NotImplemented)
+      .middleware(SignInRateLimit)
       .annotate(OpenApi.Summary, "Sign in with email (Privy)")
       .annotate(
         OpenApi.Description,
@@ -171,7 +182,6 @@ export class AuthApi extends HttpApiGroup.make("auth")
           `for Privy (\`PRIVY_APP_ID\`). ${RATE_LIMITED}`
       )
   )
-  .middleware(SignInRateLimit)
   .add(
     HttpApiEndpoint.get("stellarToml", "/.well-known/stellar.toml")
       .addSuccess(
@@ -186,15 +196,15 @@ export class AuthApi extends HttpApiGroup.make("auth")
         "The SEP-1 (version 2.7.0) file stock Stellar wallets read to sign in here: the network, `SIGNING_KEY` (the " +
           "key that signs SEP-10 challenges), `WEB_AUTH_ENDPOINT`, the service's operational `ACCOUNTS`, the " +
           "organization's `[DOCUMENTATION]` and the USDC currency. Served as `text/plain` with " +
-          "`Access-Control-Allow-Origin: *`. Public: no session; it counts towards the sign-in rate limit. " +
-          RATE_LIMITED
+          "`Access-Control-Allow-Origin: *` on every answer (preflights answered too), whatever `CORS_ORIGINS` says. " +
+          "Public: no session; not rate-limited (it is built once at start and served from memory)."
       )
   )
   .annotate(OpenApi.Title, "Sign-in")
   .annotate(
     OpenApi.Description,
     "Signing in: with a Stellar wallet (SEP-10: get a challenge, sign it, send it back) or with email through Privy. " +
-      "Each answers a session token to send as `Authorization: Bearer <token>`. The sign-in routes are rate-limited " +
-      "per client address."
+      "Each answers a session token to send as `Authorization: Bearer <token>`. The token steps are rate-limited " +
+      "per client address; stellar.toml and the SEP-10 challenge are not."
   )
 {}

@@ -9,7 +9,7 @@ import { Sep10 } from "./Sep10.ts"
 /** The SEP-1 version the published stellar.toml follows. */
 const SEP1_VERSION = "2.7.0"
 
-type TomlValue = string | number | ReadonlyArray<string>
+type TomlValue = string | number | boolean | ReadonlyArray<string>
 
 /** A TOML basic string: configured text with quotes, backslashes or control characters still parses. */
 const tomlString = (value: string) =>
@@ -19,7 +19,7 @@ const tomlString = (value: string) =>
   }"`
 
 const tomlValue = (value: TomlValue): string =>
-  typeof value === "number"
+  typeof value === "number" || typeof value === "boolean"
     ? String(value)
     : typeof value === "string"
     ? tomlString(value)
@@ -34,7 +34,9 @@ const tomlLines = (fields: Record<string, TomlValue | Option.Option<string>>) =>
 
 /**
  * SEP-1 stellar.toml: what stock wallets read to find the web auth endpoint, its signing key and the currency. USDC
- * is a Stellar Asset, so its entry names the issuer and no `contract` (SEP-1 2.7.0 omits it for Stellar Assets).
+ * is a Stellar Asset, so its entry names the issuer and no `contract` (SEP-1 2.7.0 omits it for Stellar Assets). It
+ * is Circle's token, redeemable for US dollars (anchored, fiat, USD), minted at Circle's discretion: of the three
+ * mutually exclusive issuance fields SEP-1 wants exactly one, and that is `is_unlimited`.
  */
 const stellarToml = Effect.gen(function*() {
   const sep10 = yield* Sep10
@@ -66,7 +68,11 @@ const stellarToml = Effect.gen(function*() {
       status: networkPassphrase === Networks.PUBLIC ? "live" : "test",
       display_decimals: 7,
       name: "USD Coin",
-      desc: "Circle's dollar stablecoin, the currency contractor payouts are made in"
+      desc: "Circle's dollar stablecoin, the currency contractor payouts are made in",
+      is_asset_anchored: true,
+      anchor_asset_type: "fiat",
+      anchor_asset: "USD",
+      is_unlimited: true
     }),
     ""
   ].join("\n")

@@ -5,9 +5,10 @@ import { AuthLimitsConfig } from "../Config.ts"
 const Hit = Schema.Struct({ key: Schema.String, now: Schema.DateFromSelf, until: Schema.DateFromSelf })
 const Count = Schema.Struct({ hits: Schema.Number, expiresAt: Schema.DateFromSelf })
 
+/** What is left of the key's window after this request: `remaining` requests, and the time until it ends. */
 export type Verdict =
-  | { readonly _tag: "Allowed" }
-  | { readonly _tag: "Limited"; readonly retryAfter: Duration.Duration }
+  | { readonly _tag: "Allowed"; readonly remaining: number; readonly reset: Duration.Duration }
+  | { readonly _tag: "Limited"; readonly remaining: 0; readonly reset: Duration.Duration }
 
 /**
  * A fixed-window counter per key, kept in PostgreSQL so that every instance counts against one limit. A window opens
@@ -37,12 +38,15 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter
         RETURNING hits, expires_at`
     })
 
-    /** Counts one request under `key`; past the limit, how long until its window ends. */
+    /** Counts one request under `key`: whether it is within the limit, what is left and when the window ends. */
     const take = Effect.fn("RateLimiter.take")(function*(key: string) {
       const now = yield* Clock.currentTimeMillis
       const { expiresAt, hits } = yield* count({ key, now: new Date(now), until: new Date(now + windowMs) })
-      if (hits <= requests) return { _tag: "Allowed" } as Verdict
-      return { _tag: "Limited", retryAfter: Duration.millis(Math.max(0, expiresAt.getTime() - now)) } as Verdict
+      const reset = Duration.millis(Math.max(0, expiresAt.getTime() - now))
+      const verdict: Verdict = hits <= requests
+        ? { _tag: "Allowed", remaining: requests - hits, reset }
+        : { _tag: "Limited", remaining: 0, reset }
+      return verdict
     })
 
     const sweep = Effect.gen(function*() {
@@ -55,6 +59,6 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter
       Effect.forkScoped
     )
 
-    return { take } as const
+    return { take, limit: requests, window } as const
   })
 }) {}

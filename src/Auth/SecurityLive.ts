@@ -16,13 +16,18 @@ export const AuthenticationLive = Layer.effect(
     }))
 )
 
-/** The 429 tells the client when its window ends. */
-const retryAfter = (wait: Duration.Duration) => {
-  const seconds = String(Math.max(1, Math.ceil(Duration.toSeconds(wait))))
-  return HttpApp.appendPreResponseHandler((_request, response) =>
-    Effect.succeed(response.status === 429 ? HttpServerResponse.setHeader(response, "retry-after", seconds) : response)
-  ).pipe(Effect.as(seconds))
-}
+const seconds = (duration: Duration.Duration) => Math.ceil(Duration.toSeconds(duration))
+
+/** The quota policy's name in the RateLimit fields. */
+const POLICY = "\"sign-in\""
+
+/**
+ * Every answer of a limited route says the policy and what is left of it, in the RateLimit-Policy and RateLimit
+ * fields of draft-ietf-httpapi-ratelimit-headers (the item syntax of drafts 08 to 11: quota `q`, window `w`,
+ * remaining `r`, seconds to reset `t`); a 429 also has Retry-After.
+ */
+const announce = (headers: Record<string, string>) =>
+  HttpApp.appendPreResponseHandler((_request, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers)))
 
 /**
  * Sign-in attempts per client across every instance: an IPv4 address, or an IPv6 network (AUTH_RATE_IPV6_PREFIX).
@@ -33,6 +38,7 @@ export const SignInRateLimitLive = Layer.effect(
   SignInRateLimit,
   Effect.gen(function*() {
     const limiter = yield* RateLimiter
+    const policy = { "ratelimit-policy": `${POLICY};q=${limiter.limit};w=${Math.max(1, seconds(limiter.window))}` }
     const trusted = new TrustedProxies((yield* ClientAddressConfig).trustedProxies)
     const { ipv6Prefix } = yield* AuthLimitsConfig
     return Effect.gen(function*() {
@@ -42,14 +48,17 @@ export const SignInRateLimitLive = Layer.effect(
       const verdict = yield* limiter.take(`sign-in:${client}`).pipe(
         Effect.catchAllCause((cause) =>
           Effect.logWarning("the sign-in rate limit could not be counted; letting the attempt through", cause).pipe(
-            Effect.as({ _tag: "Allowed" } as const)
+            Effect.as(undefined)
           )
         )
       )
-      if (verdict._tag === "Limited") {
-        const seconds = yield* retryAfter(verdict.retryAfter)
-        return yield* new RateLimited({ error: `too many sign-in attempts; try again in ${seconds} s` })
-      }
+      if (verdict === undefined) return yield* announce(policy)
+      const reset = seconds(verdict.reset)
+      const state = { ...policy, ratelimit: `${POLICY};r=${verdict.remaining};t=${reset}` }
+      if (verdict._tag === "Allowed") return yield* announce(state)
+      const retryAfter = Math.max(1, reset)
+      yield* announce({ ...state, "retry-after": String(retryAfter) })
+      return yield* new RateLimited({ error: `too many sign-in attempts; try again in ${retryAfter} s` })
     })
   })
 )

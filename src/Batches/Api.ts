@@ -13,7 +13,9 @@ import {
   examplePayout,
   JobAccepted,
   ListBatchesParams,
-  Payout
+  ListPayoutsParams,
+  Payout,
+  PayoutPage
 } from "../Domain/Batch.ts"
 import { Conflict, Forbidden, NotFound, NotImplemented } from "../Domain/Errors.ts"
 import { BatchId, PayoutId } from "../Domain/Ids.ts"
@@ -38,7 +40,7 @@ const DRAFT_ONLY = "409 when the batch is no longer a draft."
 
 export class BatchesApi extends HttpApiGroup.make("batches")
   .add(
-    HttpApiEndpoint.post("create", "/batches").setPayload(CreateBatch).addSuccess(Batch)
+    HttpApiEndpoint.post("create", "/batches").setPayload(CreateBatch).addSuccess(Batch).addError(Conflict)
       .annotate(OpenApi.Summary, "Create a batch")
       .annotate(
         OpenApi.Description,
@@ -83,12 +85,14 @@ export class BatchesApi extends HttpApiGroup.make("batches")
       )
   )
   .add(
-    HttpApiEndpoint.get("payouts")`/batches/${id}/payouts`.addSuccess(Payouts).addError(NotFound)
+    HttpApiEndpoint.get("payouts")`/batches/${id}/payouts`.setUrlParams(ListPayoutsParams).addSuccess(PayoutPage)
+      .addError(NotFound)
       .annotate(OpenApi.Summary, "List a batch's payouts")
       .annotate(
         OpenApi.Description,
-        "Every payout of the batch, with its status and, once a transfer was sent for it, the transfer's hash (and " +
-          `why it failed). ${EMPLOYER} ${MISSING}`
+        "The batch's payouts, newest first, a page at a time (`limit`, default 50; pass `nextCursor` as `cursor` for " +
+          "the next page), each with its status and, once a transfer was sent for it, the transfer's hash (and why it " +
+          `failed). ${EMPLOYER} ${MISSING} 400 for a \`limit\` outside 1 to 100 or a \`cursor\` this service did not hand out.`
       )
   )
   .add(
@@ -133,6 +137,7 @@ export class BatchRunsApi extends HttpApiGroup.make("batchRuns")
       .setPayload(BatchRun)
       .addSuccess(JobAccepted)
       .addError(NotImplemented)
+      .addError(Conflict)
       .annotate(OpenApi.Summary, "Start a batch run")
       .annotate(
         OpenApi.Description,

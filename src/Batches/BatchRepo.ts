@@ -137,12 +137,10 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
         return gone.length === 1
       }).pipe(typed)
 
-    const payoutsOfBatch = SqlSchema.findAll({
-      Request: BatchId,
-      Result: PayoutFromRow,
-      execute: (batchId) => sql`SELECT ${payoutColumns} FROM payouts WHERE batch_id = ${batchId} ORDER BY created_at, id`
-    })
-    const payouts = (batchId: BatchId) => payoutsOfBatch(batchId).pipe(orUnavailable, Effect.withSpan("BatchRepo.payouts"))
+    const payoutPage = keysetPages(sql, { table: "payouts", columns: PAYOUT, Row: PayoutFromRow })
+    /** One page of a batch's payouts, newest first (`limit + 1` rows, see keysetPages). */
+    const payouts = (batchId: BatchId, query: KeysetQuery) =>
+      payoutPage([sql`batch_id = ${batchId}`], query).pipe(Effect.withSpan("BatchRepo.payouts"))
 
     const members = SqlSchema.findAll({
       Request: Schema.Struct({ batchId: BatchId, ids: Schema.Array(ContractorId) }),

@@ -1,6 +1,6 @@
 import { Clock, Effect, Option } from "effect"
 import { ContractorRepo } from "../Contractors/ContractorRepo.ts"
-import type { ListBatchesParams } from "../Domain/Batch.ts"
+import type { ListBatchesParams, ListPayoutsParams } from "../Domain/Batch.ts"
 import { Conflict, notFound } from "../Domain/Errors.ts"
 import type { BatchId, ContractorId, OrgId, PayoutId } from "../Domain/Ids.ts"
 import { decodeCursor, toPage } from "../Http/Cursor.ts"
@@ -75,9 +75,11 @@ export class Batches extends Effect.Service<Batches>()("Batches/Batches", {
       }))
     })
 
-    const payouts = Effect.fn("Batches.payouts")(function*(orgId: OrgId, id: BatchId) {
+    const payouts = Effect.fn("Batches.payouts")(function*(orgId: OrgId, id: BatchId, params: typeof ListPayoutsParams.Type = {}) {
       yield* find(orgId, id)
-      return yield* repo.payouts(id)
+      const after = params.cursor === undefined ? Option.none() : Option.some(yield* decodeCursor(params.cursor))
+      const limit = params.limit ?? 50
+      return toPage(yield* repo.payouts(id, { limit, after }), limit, (payout) => payout)
     })
 
     const removePayout = Effect.fn("Batches.removePayout")(function*(orgId: OrgId, id: BatchId, payoutId: PayoutId) {

@@ -17,7 +17,7 @@ export const BatchesHttpLive = HttpApiBuilder.group(Api, "batches", (handlers) =
       .handle("get", ({ path }) => asEmployer((org) => batches.get(org, path.id)))
       .handle("ready", ({ path }) => asEmployer((org) => batches.ready(org, path.id)))
       .handle("remove", ({ path }) => asEmployer((org) => batches.remove(org, path.id)))
-      .handle("payouts", ({ path }) => asEmployer((org) => batches.payouts(org, path.id)))
+      .handle("payouts", ({ path, urlParams }) => asEmployer((org) => batches.payouts(org, path.id, urlParams)))
       .handle("addPayouts", ({ path, payload }) => asEmployer((org) => batches.addPayouts(org, path.id, payload.contractorIds)))
       .handle("removePayout", ({ path }) => asEmployer((org) => batches.removePayout(org, path.id, path.payoutId)))
   }))

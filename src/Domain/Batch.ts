@@ -133,6 +133,15 @@ export class BatchPage extends Schema.Class<BatchPage>("BatchPage")(BatchPageFie
   examples: [{ items: [new Batch(exampleBatch)], nextCursor: "MjAyNi0xMS0yMFQxNDowMjoxMS4wMDBafDBkOWMzYTUy" }]
 })) {}
 
+const PayoutPageFields = Page(Payout).fields
+
+export class PayoutPage extends Schema.Class<PayoutPage>("PayoutPage")(PayoutPageFields, documented(PayoutPageFields, {
+  description: "One page of a batch's payouts, newest first",
+  examples: [{ items: [new Payout(examplePayout)], nextCursor: "WzE3OTU3MTI3NDAwMDAsIjdjMWQ4ZjNlLTI2YjQtNDk1Yi05YjBhLTVmNmU3ZDhjOWEwMSJd" }]
+})) {}
+
+export const ListPayoutsParams = Schema.Struct(PageParams)
+
 export const ListBatchesParams = Schema.Struct({
   ...PageParams,
   status: Schema.optional(BatchStatus).annotations({ description: "Only batches in this status" })

@@ -5,7 +5,8 @@ import { recordAnswer } from "./AccessLog.ts"
 import { withBody } from "./BufferedRequest.ts"
 import { endWhenClientLeaves } from "./ClientGone.ts"
 import { logDefect, realDefects } from "./Defects.ts"
-import { errorResponse, normalizeErrorBody } from "./ErrorBody.ts"
+import { databaseUnavailable, errorResponse, normalizeErrorBody } from "./ErrorBody.ts"
+import type { IdempotencyKeys } from "./Idempotency.ts"
 import { isJsonMediaType, parseJsonBody } from "./JsonBody.ts"
 import { readBounded } from "./ReadBody.ts"
 import { requestIdOf } from "./RequestId.ts"
@@ -78,12 +79,19 @@ const checkRequest = (request: HttpServerRequest.HttpServerRequest, target: stri
     return yield* checkBody(routed, match.route)
   })
 
+export interface ServerOptions<R> {
+  /** `Idempotency-Key` on the operations that create something; without it the header is not looked at. */
+  readonly idempotency?: IdempotencyKeys<R>
+}
+
 /**
  * Around every request: a request id on its log lines and its answer; the absolute form of a target routed as its
- * path; bodies and URLs checked (above); every answer, the app's or ours, given `{error}` bodies, security headers,
- * one access-log line and its metrics. A defect the app did not answer is logged here once.
+ * path; bodies and URLs checked (above); `Idempotency-Key` honoured (./Idempotency.ts) on a checked request; every
+ * answer, the app's or ours, replays included, given `{error}` bodies, security headers, one access-log line and its
+ * metrics. A defect the app did not answer is logged here once.
  */
-export const serverMiddleware = (routes: RouteTable) => (app: HttpApp.Default): HttpApp.Default =>
+export const serverMiddleware = <R = never>(routes: RouteTable, options: ServerOptions<R> = {}) =>
+(app: HttpApp.Default): HttpApp.Default<never, R> =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const requestId = requestIdOf(request.headers)
@@ -92,11 +100,13 @@ export const serverMiddleware = (routes: RouteTable) => (app: HttpApp.Default): 
     const match: RouteMatch = target === undefined ? { route: UNMATCHED, segments: [] } : routes.match(splitTarget(target).path)
     const authenticated = request.headers["authorization"] !== undefined
     let answered: HttpServerResponse.HttpServerResponse | undefined
+    let settle: ((final: HttpServerResponse.HttpServerResponse) => Effect.Effect<void>) | undefined
 
     const answer = (response: HttpServerResponse.HttpServerResponse) =>
       Effect.gen(function*() {
         const final = withSecurityHeaders(normalizeErrorBody(response, requestId), { requestId, authenticated })
         answered = final
+        if (settle !== undefined) yield* settle(final)
         yield* recordAnswer({ method: request.method, route: match.route, status: final.status, started })
         return final
       })
@@ -106,7 +116,15 @@ export const serverMiddleware = (routes: RouteTable) => (app: HttpApp.Default): 
       yield* HttpApp.appendPreResponseHandler((_request, response) => answer(response))
       const checked = yield* checkRequest(request, target, match)
       if (Either.isLeft(checked)) return yield* answer(checked.left)
-      return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, checked.right).pipe(
+      const guard = options.idempotency === undefined || target === undefined
+        ? { _tag: "Pass" } as const
+        : yield* options.idempotency.guard(checked.right, match.route, target).pipe(
+          Effect.catchTag("ServiceUnavailable", () => Effect.succeed({ _tag: "Answer", response: databaseUnavailable() } as const))
+        )
+      if (guard._tag === "Answer") return yield* answer(guard.response)
+      if (guard._tag === "Run") settle = guard.settle
+      const handled = Effect.provideService(app, HttpServerRequest.HttpServerRequest, checked.right)
+      return yield* (guard._tag === "Run" ? guard.around(handled) : handled).pipe(
         Effect.catchAllCause((cause) => {
           // The app has answered (a bare 500 for a defect nothing caught); what is left is to say why, once.
           const unexplained = realDefects(cause).length > 0 || ((answered?.status ?? 500) >= 500 && Cause.failures(cause).length > 0)

@@ -1,42 +1,107 @@
-import { HttpApiBuilder, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { CorsConfig } from "../Config.ts"
 
-const STELLAR_TOML = "/.well-known/stellar.toml"
+/**
+ * Routes every origin may call, whatever CORS_ORIGINS says, with the methods each answers: stellar.toml (SEP-1) and
+ * SEP-10's endpoints, which must send `Access-Control-Allow-Origin: *` on every answer, errors included, and answer
+ * preflights (SEP-10 "Cross-Origin Headers").
+ */
+const ANY_ORIGIN_ROUTES: Readonly<Record<string, string>> = {
+  "/.well-known/stellar.toml": "GET, HEAD",
+  "/auth": "GET, POST",
+  "/auth/sep10/challenge": "GET",
+  "/auth/sep10/verify": "POST"
+}
 
-/** SEP-1: wallets read stellar.toml from any origin, whatever CORS_ORIGINS says. */
-const StellarTomlForAnyOrigin = HttpApiBuilder.middleware((app) =>
+const EXPOSED = "retry-after, ratelimit, ratelimit-policy, x-request-id, idempotent-replayed"
+const ALLOWED_HEADERS = ["authorization", "content-type", "x-request-id", "idempotency-key"]
+
+/** The methods of the any-origin route a request target (origin or absolute form) names, if it names one. */
+const anyOriginMethods = (url: string) => {
+  try {
+    return ANY_ORIGIN_ROUTES[new URL(url, "http://localhost").pathname]
+  } catch {
+    return undefined
+  }
+}
+
+const anyOrigin = (response: HttpServerResponse.HttpServerResponse) =>
+  HttpServerResponse.setHeaders(response, {
+    "access-control-allow-origin": "*",
+    "access-control-expose-headers": EXPOSED
+  })
+
+/**
+ * The request headers a preflight asks for, as field-name tokens: these routes need no credentials and answer `*`,
+ * so a wallet SDK's own headers (`X-Client-Name`, ...) are allowed rather than failing the preflight.
+ */
+const requestedHeaders = (request: HttpServerRequest.HttpServerRequest) =>
+  (request.headers["access-control-request-headers"] ?? "")
+    .split(",")
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => /^[a-z0-9!#$%&'*+.^_`|~-]{1,64}$/.test(name))
+
+const preflight = (request: HttpServerRequest.HttpServerRequest, methods: string) =>
+  HttpServerResponse.empty({ status: 204 }).pipe(
+    anyOrigin,
+    HttpServerResponse.setHeaders({
+      "access-control-allow-methods": `${methods}, OPTIONS`,
+      "access-control-allow-headers": [...new Set([...ALLOWED_HEADERS, ...requestedHeaders(request)])].join(", "),
+      "access-control-max-age": "600",
+      "vary": "access-control-request-headers"
+    })
+  )
+
+/**
+ * Around the server middleware (App.ts): every answer on an any-origin route gets `Access-Control-Allow-Origin: *`,
+ * whoever made it. The app's answers are written by the pre-response handlers; an answer the server middleware makes
+ * before the app runs (400, 408, 413, 415) is written as it returns it.
+ */
+export const anyOriginAnswers = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    request.url.split("?")[0] === STELLAR_TOML
-      ? Effect.map(app, HttpServerResponse.setHeader("access-control-allow-origin", "*"))
-      : app)
-)
+    anyOriginMethods(request.url) === undefined
+      ? app
+      : Effect.zipRight(
+        HttpApp.appendPreResponseHandler((_request, response) => Effect.succeed(anyOrigin(response))),
+        Effect.map(app, anyOrigin)
+      ))
+
+/** An any-origin route's preflight is answered here; its other requests skip the CORS_ORIGINS middleware. */
+const anyOriginRoutes = (configured: (app: HttpApp.Default) => HttpApp.Default) =>
+  HttpApiBuilder.middleware((app) => {
+    const withConfigured = configured(app)
+    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const methods = anyOriginMethods(request.url)
+      if (methods === undefined) return withConfigured
+      return request.method === "OPTIONS" ? Effect.succeed(preflight(request, methods)) : app
+    })
+  })
 
 /**
  * CORS for the browser origins in CORS_ORIGINS: an allowed origin is echoed back, others get no
  * `Access-Control-Allow-Origin`; with `*` every origin is answered `*`. The origin `null` (sandboxed frames, `file:`
  * pages, some redirects: anyone can send it) is never allowed, `*` included (CORS_ORIGINS refuses to list it). Sessions
- * are bearer tokens, so credentials (cookies) are never allowed. With no origins configured there is no CORS
- * middleware at all, and only stellar.toml carries `*`.
+ * are bearer tokens, so credentials (cookies) are never allowed. With no origins configured only the any-origin
+ * routes carry CORS headers.
  */
 export const CorsLive = Layer.unwrapEffect(
   Effect.map(CorsConfig, ({ origins }) => {
-    if (origins.length === 0) return StellarTomlForAnyOrigin
+    if (origins.length === 0) return anyOriginRoutes((app) => app)
     const allowed = new Set(origins)
     const cors = HttpMiddleware.cors({
       // A one-entry list is sent as it is, with `Vary: Origin` (`null` is answered otherwise); a predicate echoes.
       allowedOrigins: allowed.has("*") ? ["*"] : (origin: string) => allowed.has(origin),
       allowedMethods: ["GET", "HEAD", "POST", "PATCH", "DELETE"],
-      allowedHeaders: ["authorization", "content-type", "x-request-id"],
-      exposedHeaders: ["retry-after", "x-request-id"],
+      allowedHeaders: ALLOWED_HEADERS,
+      exposedHeaders: EXPOSED.split(", "),
       maxAge: 600,
       credentials: false
     })
-    const NotForNull = HttpApiBuilder.middleware((app) => {
+    return anyOriginRoutes((app) => {
       const withCors = cors(app)
       return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
         request.headers.origin === "null" ? app : withCors)
     })
-    return Layer.merge(StellarTomlForAnyOrigin, NotForNull)
   })
 )

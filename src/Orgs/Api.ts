@@ -52,6 +52,7 @@ export class OrgsApi extends HttpApiGroup.make("account")
     HttpApiEndpoint.post("inviteEmployer", "/orgs/invites")
       .addSuccess(OrgInvitation)
       .addError(Forbidden)
+      .addError(Conflict)
       .annotate(OpenApi.Summary, "Invite another wallet to the organization")
       .annotate(
         OpenApi.Description,

@@ -13,6 +13,7 @@ import ChannelLeases from "../../migrations/0009_channel_leases.ts"
 import ReconcileBackoff from "../../migrations/0010_reconcile_backoff.ts"
 import ContractorRate from "../../migrations/0011_contractor_rate.ts"
 import SubmissionSequence from "../../migrations/0012_submission_sequence.ts"
+import Idempotency from "../../migrations/0013_idempotency.ts"
 import { PgLive } from "./PgLive.ts"
 
 /** Migrations are listed here so that they ship with the code; PgMigrator records which ran. */
@@ -25,7 +26,8 @@ export const MigratorLive = PgMigrator.layer({
     "0009_channel_leases": ChannelLeases,
     "0010_reconcile_backoff": ReconcileBackoff,
     "0011_contractor_rate": ContractorRate,
-    "0012_submission_sequence": SubmissionSequence
+    "0012_submission_sequence": SubmissionSequence,
+    "0013_idempotency": Idempotency
   })
 }).pipe(Layer.provide(NodeContext.layer))
 

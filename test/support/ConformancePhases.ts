@@ -1,4 +1,3 @@
-import { Keypair } from "@stellar/stellar-sdk"
 import { Cause, Context, Effect, Exit, Layer } from "effect"
 import { signIn } from "./Client.ts"
 import type { ConformanceDocument, Operation } from "./ConformanceDocument.ts"
@@ -93,7 +92,8 @@ export const withDatabaseDown = (run: Run) =>
 
 /**
  * The sign-in limit, on an instance of its own with AUTH_RATE_LIMIT=5: the public operations' requests prepared,
- * the window used up through GET /auth/sep10/challenge, then every public operation (429 where it declares it).
+ * the window used up through POST /auth/privy (a token step: stellar.toml and the challenges are never limited), then
+ * every public operation (429 where it declares it).
  */
 export const pastTheRateLimit = (run: Run) =>
   Effect.gen(function*() {
@@ -101,14 +101,14 @@ export const pastTheRateLimit = (run: Run) =>
     const fx = conformanceFixtures(limitedApp)
     const publicOperations = run.document.operations.filter((o) => o.security.length === 0)
     const requests = yield* Effect.forEach(publicOperations, (o) => Effect.map(validOf(run, o, "valid request past the limit", fx), (v) => [o, v] as const))
-    const challenge = run.document.operations.find((o) => o.key === "GET /auth/sep10/challenge")
+    const tokenStep = run.document.operations.find((o) => o.key === "POST /auth/privy")
     let limited = false
-    for (let i = 0; i < 10 && challenge !== undefined && !limited; i++) {
-      const account = { query: { account: Keypair.random().publicKey() }, expect: 200 }
-      const answer = yield* run.log.send(limitedApp, challenge, "rate limited", probe(challenge, account, "using up the sign-in limit", [200, 429]))
+    for (let i = 0; i < 10 && tokenStep !== undefined && !limited; i++) {
+      const invalid = { json: { token: "not a privy token" }, expect: 401 }
+      const answer = yield* run.log.send(limitedApp, tokenStep, "rate limited", probe(tokenStep, invalid, "using up the sign-in limit", [401, 429]))
       limited = answer._tag === "Answered" && answer.status === 429
     }
-    if (!limited) run.log.setUpFailed("GET /auth/sep10/challenge", "rate limited", "AUTH_RATE_LIMIT=5 was never reached")
+    if (!limited) run.log.setUpFailed("POST /auth/privy", "rate limited", "AUTH_RATE_LIMIT=5 was never reached")
     for (const [operation, valid] of requests) {
       if (valid === undefined) continue
       const expected = operation.responses["429"] !== undefined ? 429 : valid.expect

@@ -93,7 +93,7 @@ export const compareReports = (record: ReturnType<typeof ledgerRecord>, reports:
     const status = seen.status === 200 ? seen.body?.status : `HTTP ${seen.status}`
     checks.push(outcome(name, truthOf(payment), status, seen.body?.hash, said(seen)))
   }
-  const payouts: ReadonlyArray<{ id: string; status: string; hash?: string; error?: string }> = Array.isArray(reports.payouts.body) ? reports.payouts.body : []
+  const payouts: ReadonlyArray<{ id: string; status: string; hash?: string; error?: string }> = Array.isArray(reports.payouts.body?.items) ? reports.payouts.body.items : []
   for (const truth of record.truths) {
     if (truth.payment.payoutId === undefined) continue
     const payout = payouts.find((p) => p.id === truth.payment.payoutId)

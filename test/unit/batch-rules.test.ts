@@ -46,7 +46,7 @@ describe("Batches", () => {
         const [payout] = yield* batches.addPayouts(orgId, batch.id, [contractor.id])
 
         expect((yield* batches.ready(orgId, batch.id)).status).toBe("ready")
-        expect((yield* batches.payouts(orgId, batch.id)).map((p) => p.status)).toEqual(["ready"])
+        expect((yield* batches.payouts(orgId, batch.id)).items.map((p) => p.status)).toEqual(["ready"])
         expect(yield* refusal(batches.ready(orgId, batch.id))).toBe("Conflict: the batch is ready, not draft")
         expect(yield* refusal(batches.addPayouts(orgId, batch.id, [tables.contractors.add(orgId).id])))
           .toBe("Conflict: the batch is ready; only a draft batch can change")
