@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { OrgsApi } from "./Orgs/Api.ts"
 import { AuthApi } from "./Auth/Api.ts"
+import { ApiKeysApi } from "./Auth/ApiKeysApi.ts"
 import { ContractorsApi } from "./Contractors/Api.ts"
 import {
   HeadersTooLarge,
@@ -26,7 +27,8 @@ through Stellar RPC and follows them to the ledger. It never holds a user's key.
 
 **Signing in.** A Stellar wallet signs in with SEP-10 (GET /auth/sep10/challenge, then POST /auth/sep10/verify), an \
 email user through Privy (POST /auth/privy). Either answers a session token, valid for one hour: send it as \
-\`Authorization: Bearer <token>\`. A payroll needs a wallet session: email sessions cannot submit transfers.
+\`Authorization: Bearer <token>\`. A payroll needs a wallet session: email sessions cannot submit transfers. An \
+employer's software may use an API key instead (POST /api-keys; \`Authorization: Bearer cpk_...\`), limited to its scopes.
 
 **Roles.** A signed-in user who creates an organization (POST /orgs) or joins one is an *employer*: the \
 contractor, batch, transfer and batch-run routes act on that organization and answer 403 to a session of no \
@@ -53,6 +55,7 @@ export class Api extends HttpApi.make("payroll")
   .add(HealthApi)
   .add(AuthApi)
   .add(OrgsApi)
+  .add(ApiKeysApi)
   .add(ContractorsApi)
   .add(TransfersApi)
   .add(BatchesApi)

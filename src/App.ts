@@ -5,7 +5,10 @@ import { Organizations } from "./Orgs/Organizations.ts"
 import { OperationalKeys } from "./Auth/Keys.ts"
 import { OrgRepo } from "./Orgs/OrgRepo.ts"
 import { OrgsHttpLive } from "./Orgs/Http.ts"
-import { AuthHttpLive } from "./Auth/Http.ts"
+import { ApiKeysHttpLive, AuthHttpLive } from "./Auth/Http.ts"
+import { ApiKeyRepo } from "./Auth/ApiKeyRepo.ts"
+import { ApiKeys, isApiKey } from "./Auth/ApiKeys.ts"
+import { KeyOwners } from "./Auth/KeyOwners.ts"
 import { Privy } from "./Auth/Privy.ts"
 import { AuthenticationLive, SignInRateLimitLive } from "./Auth/SecurityLive.ts"
 import { ChallengeRepo } from "./Auth/ChallengeRepo.ts"
@@ -62,6 +65,7 @@ const HandlersLive = Layer.mergeAll(
   HealthHttpLive,
   AuthHttpLive,
   OrgsHttpLive,
+  ApiKeysHttpLive,
   ContractorsHttpLive,
   TransfersHttpLive,
   BatchesHttpLive,
@@ -99,6 +103,9 @@ export const SettlementHooksLive = Layer.effect(
   })
 )
 
+/** API keys belong to the employer's organization, as Orgs decides it. */
+const KeyOwnersLive = Layer.effect(KeyOwners, Effect.map(Organizations, (orgs) => ({ orgOf: orgs.employerOrg })))
+
 /**
  * Every service, each built once from its `DefaultWithoutDependencies` and given what it needs here, in layers from
  * the repositories up to the background workers; `external` supplies the keys and the Stellar RPC client.
@@ -106,6 +113,7 @@ export const SettlementHooksLive = Layer.effect(
 export const servicesOn = (external: External) => {
   const Tables = Layer.mergeAll(
     ChallengeRepo.Default,
+    ApiKeyRepo.Default,
     OrgRepo.Default,
     ContractorRepo.Default,
     InviteRepo.Default,
@@ -137,6 +145,7 @@ export const servicesOn = (external: External) => {
   const Roles = ContractorRolesLive
   const Accounts = Layer.mergeAll(Organizations.DefaultWithoutDependencies, Contractors.DefaultWithoutDependencies)
   const Submissions = Layer.mergeAll(Transfers.DefaultWithoutDependencies, BatchRuns.DefaultWithoutDependencies)
+  const Keys = ApiKeys.DefaultWithoutDependencies.pipe(Layer.provideMerge(KeyOwnersLive))
   const Edge = Layer.mergeAll(
     Funding.DefaultWithoutDependencies,
     FriendbotBootstrapLive,
@@ -149,6 +158,7 @@ export const servicesOn = (external: External) => {
   )
   return Edge.pipe(
     Layer.provideMerge(Submissions),
+    Layer.provideMerge(Keys),
     Layer.provideMerge(Accounts),
     Layer.provideMerge(Roles),
     Layer.provideMerge(Rules),
@@ -168,11 +178,14 @@ export const routes = routeTable((() => {
   return paths
 })())
 
-/** Idempotency keys belong to the signed-in user (sign-in method and subject), whichever of their tokens comes. */
+/**
+ * Idempotency keys belong to the signed-in user (sign-in method and subject), whichever of their tokens comes: an
+ * API key acts as the user who created it.
+ */
 const IdempotencyKeysLive = idempotencyKeys((request) => {
   const token = /^bearer\s+(\S+)$/i.exec(request.headers["authorization"] ?? "")?.[1]
-  return token === undefined ? Effect.succeedNone : SessionVerifier.pipe(
-    Effect.flatMap((sessions) => sessions.verify(token)),
+  return token === undefined ? Effect.succeedNone : Effect.zip(SessionVerifier, ApiKeys).pipe(
+    Effect.flatMap(([sessions, keys]) => isApiKey(token) ? keys.verify(token) : sessions.verify(token)),
     Effect.map((session) => Option.some(`${session.method}:${session.sub}`)),
     Effect.orElseSucceed(() => Option.none())
   )

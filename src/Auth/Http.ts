@@ -3,6 +3,8 @@ import { Networks } from "@stellar/stellar-sdk"
 import { Effect, Option } from "effect"
 import { Api } from "../Api.ts"
 import { ServerConfig, StellarConfig, StellarTomlConfig } from "../Config.ts"
+import { CurrentSession } from "../Domain/Session.ts"
+import { ApiKeys } from "./ApiKeys.ts"
 import { Privy } from "./Privy.ts"
 import { Sep10 } from "./Sep10.ts"
 
@@ -90,4 +92,13 @@ export const AuthHttpLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
       .handle("webAuthToken", ({ payload }) => sep10.verify(payload.transaction))
       .handle("privy", ({ payload }) => privy.signIn(payload.token, payload.identityToken))
       .handle("stellarToml", () => Effect.succeed(toml))
+  }))
+
+export const ApiKeysHttpLive = HttpApiBuilder.group(Api, "apiKeys", (handlers) =>
+  Effect.gen(function*() {
+    const keys = yield* ApiKeys
+    return handlers
+      .handle("create", ({ payload }) => Effect.flatMap(CurrentSession, (s) => keys.create(s, payload)))
+      .handle("list", () => Effect.flatMap(CurrentSession, keys.list))
+      .handle("revoke", ({ path }) => Effect.flatMap(CurrentSession, (s) => keys.revoke(s, path.id)))
   }))

@@ -1,19 +1,43 @@
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import { AuthLimitsConfig, ClientAddressConfig } from "../Config.ts"
-import { RateLimited } from "../Domain/Errors.ts"
+import { Forbidden, RateLimited, Unauthorized } from "../Domain/Errors.ts"
+import type { Session } from "../Domain/Session.ts"
 import { clientAddress, clientNetwork, TrustedProxies } from "../Http/ClientAddress.ts"
+import { ApiKeys, isApiKey } from "./ApiKeys.ts"
 import { RateLimiter } from "./RateLimiter.ts"
+import { allows } from "./Scopes.ts"
 import { Authentication, SignInRateLimit } from "./Security.ts"
 import { SessionVerifier } from "./SessionVerifier.ts"
 
-/** Bearer tokens go through whichever SessionVerifier the composition root provides. */
+/**
+ * Bearer tokens: a `cpk_` one is an API key (looked up in PostgreSQL on every request, then held to its scopes for
+ * the route being served, `Scopes.ts`), any other a session JWT through whichever SessionVerifier the composition
+ * root provides. The framework tries the schemes in turn and answers the last one's failure, so the second scheme
+ * decides every token and the first one only takes sessions early.
+ */
 export const AuthenticationLive = Layer.effect(
   Authentication,
-  Effect.map(SessionVerifier, (sessions) =>
-    Authentication.of({
-      bearer: (token) => sessions.verify(Redacted.value(token))
-    }))
+  Effect.gen(function*() {
+    const sessions = yield* SessionVerifier
+    const keys = yield* ApiKeys
+    const withinScopes = (session: Session) =>
+      Effect.flatMap(Effect.serviceOption(HttpRouter.RouteContext), (context) => {
+        const scopes = session.apiKey?.scopes ?? []
+        return Option.isSome(context) && allows(scopes, context.value.route.method, context.value.route.path)
+          ? Effect.succeed(session)
+          : Effect.fail(new Forbidden({ error: "this API key's scopes do not allow this operation" }))
+      })
+    const anyBearer = (token: string) =>
+      isApiKey(token) ? Effect.flatMap(keys.verify(token), withinScopes) : sessions.verify(token)
+    return Authentication.of({
+      bearer: (token) => {
+        const value = Redacted.value(token)
+        return isApiKey(value) ? Effect.fail(new Unauthorized({ error: "not a session token" })) : sessions.verify(value)
+      },
+      apiKey: (token) => anyBearer(Redacted.value(token))
+    })
+  })
 )
 
 const seconds = (duration: Duration.Duration) => Math.ceil(Duration.toSeconds(duration))

@@ -15,6 +15,11 @@ export interface Session {
   readonly email?: string | undefined
   readonly jti: string
   readonly expiresAt: Date
+  /**
+   * Set when the caller is an API key: it acts as the user who created it (`sub`, `method`), for its organization,
+   * within its scopes (the Authentication middleware checks them).
+   */
+  readonly apiKey?: { readonly id: string; readonly orgId: OrgId; readonly scopes: ReadonlyArray<string> } | undefined
 }
 
 export class CurrentSession extends Context.Tag("Auth/CurrentSession")<CurrentSession, Session>() {}

@@ -9,6 +9,8 @@ const PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
   // JWTs: session tokens, Privy access and identity tokens.
   [/\beyJ[\w-]*\.[\w-]+\.[\w-]*/g, REDACTED],
   [/\b(bearer|basic)\s+[\w.~+/=-]+/gi, `$1 ${REDACTED}`],
+  // API keys (`cpk_` and 43 base64url characters), also when they appear bare.
+  [/\bcpk_[\w-]{43}/g, REDACTED],
   // Invite tokens travel in paths and in `GET /me?invite=`.
   [/(\/invites\/|\/orgs\/join\/)(?!:token\b)[^/\s?#"'\\]+/g, "$1:token"],
   [/([?&](?:invite|token)=)[^&\s#"'\\]+/gi, `$1${REDACTED}`]

@@ -14,6 +14,7 @@ import ReconcileBackoff from "../../migrations/0010_reconcile_backoff.ts"
 import ContractorRate from "../../migrations/0011_contractor_rate.ts"
 import SubmissionSequence from "../../migrations/0012_submission_sequence.ts"
 import Idempotency from "../../migrations/0013_idempotency.ts"
+import ApiKeys from "../../migrations/0014_api_keys.ts"
 import { PgLive } from "./PgLive.ts"
 
 /** Migrations are listed here so that they ship with the code; PgMigrator records which ran. */
@@ -27,7 +28,8 @@ export const MigratorLive = PgMigrator.layer({
     "0010_reconcile_backoff": ReconcileBackoff,
     "0011_contractor_rate": ContractorRate,
     "0012_submission_sequence": SubmissionSequence,
-    "0013_idempotency": Idempotency
+    "0013_idempotency": Idempotency,
+    "0014_api_keys": ApiKeys
   })
 }).pipe(Layer.provide(NodeContext.layer))
 

@@ -58,6 +58,13 @@ export const conformanceFixtures = (app: TestAppShape) => {
       return (yield* must(app, "POST", `/contractors/${id}/invites`, token)).token as string
     })
 
+  /** An API key of the employer's organization: its id and its secret. */
+  const apiKey = (token: string) =>
+    Effect.map(must(app, "POST", "/api-keys", token, { name: "Conformance key", scopes: ["directory:read"] }), (k) => ({
+      id: k.id as string,
+      key: k.key as string
+    }))
+
   const orgInvite = (token: string) => Effect.map(must(app, "POST", "/orgs/invites", token), (i) => i.token as string)
 
   const signedChallenge = (path: string) =>
@@ -108,6 +115,7 @@ export const conformanceFixtures = (app: TestAppShape) => {
     faucetGrant,
     contractorInvite,
     orgInvite,
+    apiKey,
     signedChallenge,
     landedTransfer,
     paidContractor,

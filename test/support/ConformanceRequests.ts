@@ -42,6 +42,9 @@ export const validRequests: Readonly<Record<string, Recipe>> = {
   "GET /me": (_, e) => at({ token: e.token }),
   "POST /orgs": (fx) => Effect.map(fx.session(), (token) => ok({ token, json: { name: "Conformance Org" } })),
   "POST /orgs/invites": (_, e) => at({ token: e.token }),
+  "POST /api-keys": (_, e) => at({ token: e.token, json: { name: "Conformance runner", scopes: ["directory:read", "transfers:submit"] } }),
+  "GET /api-keys": (fx, e) => Effect.map(fx.apiKey(e.token), () => ok({ token: e.token })),
+  "DELETE /api-keys/{id}": (fx, e) => Effect.map(fx.apiKey(e.token), ({ id }) => ok({ token: e.token, params: { id } }, 204)),
   "POST /orgs/join/{token}": (fx, e) =>
     Effect.zipWith(fx.orgInvite(e.token), fx.session(), (invite, token) => ok({ token, params: { token: invite } })),
   "POST /invites/{token}/accept": (fx, e) =>
@@ -103,6 +106,11 @@ export const refusedRequests: Readonly<Record<string, Refusal>> = {
   "POST /auth/privy": () =>
     Effect.map(privyToken({ key: privyStranger.privateKey }), (token) => refused("Privy token signed by another key", ok({ json: { token } }, 401))),
   "POST /orgs": (_, e) => Effect.succeed(refused("already in an organization", ok({ token: e.token, json: { name: "Second Org" } }, 409))),
+  "POST /api-keys": (fx, e) =>
+    Effect.map(fx.apiKey(e.token), ({ key }) => [
+      ["expiresAt in the past", ok({ token: e.token, json: { name: "Late", scopes: ["batches:read"], expiresAt: "2020-01-01T00:00:00.000Z" } }, 400)],
+      ["an API key managing keys", ok({ token: key, json: { name: "Nested", scopes: ["batches:read"] } }, 403)]
+    ] as const),
   "POST /contractors": (fx, e) =>
     Effect.gen(function*() {
       const email = `dup-${unique()}@example.com`

@@ -1,0 +1,79 @@
+// The typed client as a package: the contract (`Api`), its client and `runPayroll`, with the schemas a caller builds
+// payloads from and decodes answers with. Nothing here reaches the server's implementation.
+export { FetchHttpClient } from "@effect/platform"
+export { Api } from "../src/Api.ts"
+export { type BusyRetry, makeClient, type RetryBusy } from "../src/client.ts"
+export {
+  type PayrollItem,
+  type PayrollProgress,
+  type PayrollResult,
+  planJobs,
+  type PlannedJob,
+  runPayroll
+} from "../src/PayrollClient.ts"
+export { Challenge, SignedChallenge, PrivySignIn } from "../src/Auth/Api.ts"
+export { FaucetRequest, VaultState } from "../src/Funding/Api.ts"
+export { Health, Liveness, NotReady } from "../src/Health/Api.ts"
+export { IdempotencyKeyReused } from "../src/Http/IdempotencyKey.ts"
+export {
+  AddPayouts,
+  Batch,
+  BatchJob,
+  BatchPage,
+  BatchRun,
+  BatchStatus,
+  ContractorPayout,
+  CreateBatch,
+  JobAccepted,
+  JobItem,
+  JobResult,
+  MAX_BATCH_ITEMS,
+  MAX_BODY_BYTES,
+  Payout,
+  PayoutPage,
+  PayoutStatus
+} from "../src/Domain/Batch.ts"
+export {
+  Conflict,
+  Forbidden,
+  HeadersTooLarge,
+  InternalError,
+  InvalidRequest,
+  NotFound,
+  NotImplemented,
+  PayloadTooLarge,
+  RateLimited,
+  RequestTimeout,
+  ServiceUnavailable,
+  Unauthorized,
+  UnsupportedMediaType,
+  UpstreamUnavailable
+} from "../src/Domain/Errors.ts"
+export * from "../src/Domain/Ids.ts"
+export * from "../src/Domain/Stellar.ts"
+export {
+  AcceptInvite,
+  Amount,
+  BulkImport,
+  BulkImportResult,
+  BulkRowError,
+  Contractor,
+  ContractorPage,
+  ContractorStatus,
+  CreateContractor,
+  Email,
+  Invitation,
+  PublicViewingKey,
+  Rate,
+  UpdateContractor
+} from "../src/Domain/Contractor.ts"
+export { CreateOrg, Me, Org, OrgInvitation, Role, SessionToken, SignInMethod } from "../src/Domain/Session.ts"
+export {
+  SponsorRefused,
+  TransferOutcome,
+  TransferRejected,
+  TransferRequest,
+  TransferResult,
+  TransferStatus,
+  TransferTimeout
+} from "../src/Domain/Transfer.ts"

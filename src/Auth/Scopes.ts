@@ -1,0 +1,47 @@
+import { Schema } from "effect"
+
+/** What an API key may be allowed to do; a key carries one or more. */
+export const Scope = Schema.Literal(
+  "directory:read",
+  "directory:write",
+  "batches:read",
+  "batches:write",
+  "transfers:submit",
+  "funding:read"
+).annotations({
+  description: "`directory:read`/`directory:write` (contractors), `batches:read`/`batches:write` (batches and " +
+    "payouts, batch-run and transfer status), `transfers:submit` (POST /transfer, POST /batch), `funding:read` (GET /funding/vault)"
+})
+export type Scope = typeof Scope.Type
+
+/**
+ * The one route policy for API keys: each operation (`METHOD /path` as the router names it) and the scopes of which
+ * a key needs one. An operation missing here is not open to keys at all (403): sign-in, /me, /orgs, invites, the
+ * contractor portal, the faucet, /api-keys itself. Sessions are not limited by it.
+ */
+export const routeScopes: Readonly<Record<string, ReadonlyArray<Scope>>> = {
+  "GET /contractors": ["directory:read"],
+  "GET /contractors/:id": ["directory:read"],
+  "POST /contractors": ["directory:write"],
+  "POST /contractors/bulk": ["directory:write"],
+  "PATCH /contractors/:id": ["directory:write"],
+  "POST /contractors/:id/invites": ["directory:write"],
+  "POST /contractors/:id/check": ["directory:write"],
+  "GET /batches": ["batches:read"],
+  "GET /batches/:id": ["batches:read"],
+  "GET /batches/:id/payouts": ["batches:read"],
+  "POST /batches": ["batches:write"],
+  "DELETE /batches/:id": ["batches:write"],
+  "POST /batches/:id/ready": ["batches:write"],
+  "POST /batches/:id/payouts": ["batches:write"],
+  "DELETE /batches/:id/payouts/:payoutId": ["batches:write"],
+  "POST /transfer": ["transfers:submit"],
+  "POST /batch": ["transfers:submit"],
+  "GET /transfers/:hash": ["transfers:submit", "batches:read"],
+  "GET /batch/:jobId": ["transfers:submit", "batches:read"],
+  "GET /funding/vault": ["funding:read"]
+}
+
+/** Whether a key with `scopes` may call the operation `method path` (a router path such as `/batches/:id`). */
+export const allows = (scopes: ReadonlyArray<string>, method: string, path: string): boolean =>
+  (routeScopes[`${method} ${path}`] ?? []).some((scope) => scopes.includes(scope))
