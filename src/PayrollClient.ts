@@ -127,7 +127,12 @@ export const runPayroll = (
         yield* Effect.forEach(planned.after, (k) => Deferred.await(finished[k]!), { discard: true })
         // The server validates every item; the client only packs them.
         const transactions = planned.items.map((i) => new JobItem(items[i]!, true))
-        const { jobId } = yield* client.batchRuns.start({ payload: new BatchRun({ transactions }, true) })
+        // One key per job: a POST retried after a 503 or a lost answer replays the job it created, never a second one.
+        const starter = yield* makeClient(baseUrl, token, {
+          retryBusy: { ...options.retry, onRetry: report },
+          headers: { "idempotency-key": `payroll-${globalThis.crypto.randomUUID()}` }
+        })
+        const { jobId } = yield* starter.batchRuns.start({ payload: new BatchRun({ transactions }, true) })
         const poll = client.batchRuns.poll({ path: { jobId } }).pipe(
           Effect.tap((job) => {
             if (job.results.length === done[j]) return

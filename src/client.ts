@@ -62,13 +62,25 @@ const retryingBusy = (options: RetryBusy) => (client: HttpClient.HttpClient) => 
 
 /**
  * Typed client of the whole API; provide an `HttpClient` (e.g. `FetchHttpClient.layer`). With a session token every
- * request carries it as the bearer. With `retryBusy`, answers 503 and 429 are retried after their `Retry-After`.
+ * request carries it as the bearer. With `retryBusy`, answers 503 and 429 are retried after their `Retry-After`: give
+ * a creating call an `Idempotency-Key` (`headers`) so that a retry after an answer that was lost replays it.
  */
-export const makeClient = (baseUrl: string, token?: string, options: { readonly retryBusy?: RetryBusy } = {}) =>
+export const makeClient = (
+  baseUrl: string,
+  token?: string,
+  options: {
+    readonly retryBusy?: RetryBusy
+    /** Headers every request carries, e.g. an `Idempotency-Key` for a client made for one creating call. */
+    readonly headers?: Readonly<Record<string, string>>
+  } = {}
+) =>
   HttpApiClient.make(Api, {
     baseUrl,
     transformClient: (client) => {
       const authorized = token === undefined ? client : HttpClient.mapRequest(client, HttpClientRequest.bearerToken(token))
-      return options.retryBusy === undefined ? authorized : retryingBusy(options.retryBusy)(authorized)
+      const headed = options.headers === undefined
+        ? authorized
+        : HttpClient.mapRequest(authorized, HttpClientRequest.setHeaders(options.headers))
+      return options.retryBusy === undefined ? headed : retryingBusy(options.retryBusy)(headed)
     }
   })
