@@ -1,7 +1,7 @@
 import { Reactivity } from "@effect/experimental"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, Option } from "effect"
+import { ConfigProvider, Duration, Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { JobRepo } from "../src/Batches/JobRepo.ts"
 import type { OrgId } from "../src/Domain/Ids.ts"
@@ -71,5 +71,38 @@ layer(Layer.mergeAll(SubmissionRepo.Default, JobRepo.Default).pipe(Layer.provide
       expect(yield* jobLease).toEqual(at(90_000))
       yield* jobs.release(jobId, at(0), "worker-a")
       expect(yield* jobLease).toEqual(at(0))
+    }))
+
+  it.effect("a submission the reconciler cannot settle waits twice as long after each failed round, up to the cap", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const submissions = yield* SubmissionRepo
+      const now = new Date()
+      const orgId = randomUUID() as OrgId
+      yield* sql`INSERT INTO orgs ${sql.insert({ id: orgId, name: "Backoff Co", createdBy: "GB" })}`
+      yield* submissions.create({
+        innerHash: "backoff-1",
+        outerHash: "outer-backoff-1",
+        envelope: "AAAA",
+        source: "GB",
+        sessionSub: "GB",
+        orgId,
+        payoutId: null,
+        maxTime: new Date(now.getTime() + 60_000),
+        leaseUntil: now,
+        sequence: "1"
+      }, undefined)
+      const waits: Array<number> = []
+      for (let round = 0; round < 5; round++) {
+        yield* submissions.retryLater("backoff-1", now, Duration.seconds(1), Duration.seconds(4))
+        const [row] = yield* sql<{ leaseUntil: Date }>`SELECT lease_until FROM submissions WHERE inner_hash = 'backoff-1'`
+        waits.push(row!.leaseUntil.getTime() - now.getTime())
+      }
+      expect(waits).toEqual([1_000, 2_000, 4_000, 4_000, 4_000])
+      // A round that understood the network's answer forgets the failures.
+      yield* submissions.release("backoff-1", now)
+      yield* submissions.retryLater("backoff-1", now, Duration.seconds(1), Duration.seconds(4))
+      const [row] = yield* sql<{ leaseUntil: Date }>`SELECT lease_until FROM submissions WHERE inner_hash = 'backoff-1'`
+      expect(row!.leaseUntil.getTime() - now.getTime()).toBe(1_000)
     }))
 })

@@ -2,6 +2,7 @@ import { Headers, HttpServerRequest, HttpServerResponse } from "@effect/platform
 import { Clock, Duration, Effect, Fiber, Option, Schedule } from "effect"
 import { createHash, randomUUID } from "node:crypto"
 import type { ServiceUnavailable } from "../Domain/Errors.ts"
+import { errorResponse } from "./ErrorBody.ts"
 import { IdempotencyRepo, type KeyUse, type StoredAnswer } from "../Sql/IdempotencyRepo.ts"
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_TTL, IDEMPOTENT_OPERATIONS, parseIdempotencyKey } from "./IdempotencyKey.ts"
 
@@ -96,10 +97,7 @@ const guardRequest = <R>(
     if (key === undefined) {
       return {
         _tag: "Answer",
-        response: json(400, {
-          _tag: "InvalidRequest",
-          error: "invalid Idempotency-Key: 1 to 255 printable ASCII characters, a quoted string or bare without spaces"
-        })
+        response: errorResponse(400, "invalid Idempotency-Key: 1 to 255 printable ASCII characters, a quoted string or bare without spaces")
       } as const
     }
     const scope = yield* callerOf(request)
