@@ -64,9 +64,15 @@ describe(`graceful shutdown (${backend})`, () => {
       const late = yield* Effect.promise(() => keptAlive.send("GET", "/me", { authorization: `Bearer ${employers[1]!.token}` }))
       const lateAt = Date.now()
       const readiness = yield* Effect.promise(() => probe.send("GET", "/health/ready"))
-      const newConnection = yield* Effect.promise(() =>
-        fetch(`${app.url}/health/live`).then((r) => `answered ${r.status}`, () => "refused")
-      )
+      // The listener closes as the drain starts; on a loaded machine the signal may take a moment to be handled.
+      const newConnection = yield* Effect.promise(async () => {
+        const until = Date.now() + 5_000
+        for (;;) {
+          const outcome = await fetch(`${app.url}/health/live`).then((r) => `answered ${r.status}`, () => "refused")
+          if (outcome === "refused" || Date.now() > until) return outcome
+          await new Promise((r) => setTimeout(r, 50))
+        }
+      })
 
       const answers = yield* Effect.promise(() => Promise.all(transfers.map((p) => p.then((r) => ({ ...r, at: Date.now() })))))
       const created = yield* Effect.promise(() => contractor)
