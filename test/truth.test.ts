@@ -133,6 +133,28 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 20 }), { excludeTestServices: true }
       expect(landed.every((t) => t.sends.every((send) => send.errorCode !== "txBadSeq"))).toBe(true)
     }))
 
+  it.effect("an outage that ends mid-run: the account's next item waits for the unsent one instead of failing txBadSeq", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const { wallet, token } = yield* walletEmployer(app)
+      const client = yield* api(app, token)
+      const sequence = app.rpc.account(wallet.publicKey())!.sequence
+      const signed = [0n, 1n, 2n].map((k) => innerTransfer(app, wallet, { sequence: sequence + k }))
+      // Only the first item's send fails (its four tries): it is recorded ERROR and left to the reconciler, and the
+      // run goes on to the next item at once, with the network back.
+      app.rpc.setFault({ kind: "http500" }, { methods: ["sendTransaction"], times: 4 })
+      const { jobId } = yield* client.batchRuns.start({ payload: new BatchRun({ transactions: signed.map((signedXDR) => new JobItem({ signedXDR })) }) })
+      const poll = client.batchRuns.poll({ path: { jobId } })
+      const done = yield* poll.pipe(
+        Effect.filterOrFail((job) => job.results.length === 3 && job.results.every((r) => r.status === "SUCCESS"), (job) => job),
+        Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("15 seconds"))),
+        Effect.orElse(() => poll)
+      )
+      expect(done.results.map((r) => [r.status, r.error])).toEqual([["SUCCESS", undefined], ["SUCCESS", undefined], ["SUCCESS", undefined]])
+      const mine = app.rpc.transactions.filter((t) => t.source === wallet.publicKey())
+      expect(mine.map((t) => t.status)).toEqual(["SUCCESS", "SUCCESS", "SUCCESS"])
+    }))
+
   it.effect("getTransaction answers whose XDR the SDK cannot decode still settle, SUCCESS and FAILED alike", () =>
     Effect.gen(function*() {
       const app = yield* TestApp

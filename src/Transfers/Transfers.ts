@@ -3,7 +3,7 @@ import { Clock, Data, DateTime, Duration, Effect, Either, Exit, Fiber, Option } 
 import type { SqlError } from "@effect/sql/SqlError"
 import { Organizations } from "../Orgs/Organizations.ts"
 import { StellarConfig, SubmissionConfig } from "../Config.ts"
-import { Conflict, InvalidRequest, notFound, UpstreamUnavailable } from "../Domain/Errors.ts"
+import { Conflict, InvalidRequest, notFound, type ServiceUnavailable, UpstreamUnavailable } from "../Domain/Errors.ts"
 import type { OrgId, PayoutId } from "../Domain/Ids.ts"
 import type { Session } from "../Domain/Session.ts"
 import { outcomeOf, SponsorRefused, type TransferRequest, TransferStatus } from "../Domain/Transfer.ts"
@@ -11,7 +11,7 @@ import { countSponsorRefusal } from "../Observability/Metrics.ts"
 import { keepLeased } from "../Sql/Lease.ts"
 import { RpcClient } from "../Stellar/RpcClient.ts"
 import { decodeInner, envelopeXdr, txHashHex, validSigners } from "./Envelope.ts"
-import { followSchedule, Network, PollOutcome } from "./Network.ts"
+import { followSchedule, Network, PollOutcome, type SendOutcome } from "./Network.ts"
 import { SettlementHooks } from "./SettlementHooks.ts"
 import { answerFor, Settle } from "./Settle.ts"
 import { FINAL_STATES, type Submission, SubmissionRepo } from "./SubmissionRepo.ts"
@@ -76,10 +76,36 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
      * Sends and follows the submission while holding its lease (taken when it was recorded); the final row when this
      * request settled it. A lease not released by a final state is handed back, so the reconciler takes over at once.
      */
+    /**
+     * Whether the account has an earlier transaction recorded here and not yet final; while it has, waits for it (up
+     * to `deadline`). True when there was one and it is final now.
+     */
+    const earlierSettled = (row: Submission, sequence: string, deadline: Date) =>
+      Effect.gen(function*() {
+        const pending = repo.earlierInFlight(row.source, sequence, [row.innerHash])
+        if (!(yield* pending)) return false
+        const budget = Duration.millis(Math.max(0, deadline.getTime() - (yield* Clock.currentTimeMillis)))
+        // (A repeat with a schedule answers the schedule's output: the last look is taken again.)
+        yield* pending.pipe(Effect.repeat({ schedule: followSchedule(budget), while: (inFlight) => inFlight }))
+        return !(yield* pending)
+      })
+
+    /**
+     * Sends in the account's turn. A txBadSeq while an earlier transaction of the account is recorded but not on the
+     * ledger (its send failed during an outage and the reconciler sends it again; a batch run goes on to the next
+     * item meanwhile) is not this transaction's fault: it waits for that one, then is sent again.
+     */
+    const sendInTurn = (row: Submission, tx: FeeBumpTransaction, deadline: Date): Effect.Effect<SendOutcome, ServiceUnavailable> =>
+      Effect.flatMap(network.send(tx, deadline), (sent) =>
+        sent._tag === "Rejected" && sent.code === "txBadSeq"
+          ? Effect.flatMap(earlierSettled(row, tx.innerTransaction.sequence, deadline), (settled) =>
+            settled ? sendInTurn(row, tx, deadline) : Effect.succeed(sent))
+          : Effect.succeed(sent))
+
     const drive = (row: Submission, tx: FeeBumpTransaction, deadline: Date) =>
       Effect.gen(function*() {
         const maxTime = row.maxTime.getTime() / 1000
-        const sent = yield* network.send(tx, deadline)
+        const sent = yield* sendInTurn(row, tx, deadline)
         if (sent._tag === "Accepted") {
           // `pending → submitted` is written while the ledger is polled: the final transition accepts either state.
           const submitted = yield* Effect.fork(settle.afterSend(row, sent))
