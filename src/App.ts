@@ -52,6 +52,7 @@ import { TracingLive } from "./Observability/Tracing.ts"
 import { TransfersHttpLive } from "./Transfers/Http.ts"
 import { ReconcilerLive } from "./Transfers/Reconciler.ts"
 import { Transfers } from "./Transfers/Transfers.ts"
+import { TransferPreparer } from "./Transfers/Prepare.ts"
 import { Network } from "./Transfers/Network.ts"
 import { SettlementHooks } from "./Transfers/SettlementHooks.ts"
 import { Settle } from "./Transfers/Settle.ts"
@@ -138,6 +139,7 @@ export const servicesOn = (external: External) => {
   const Hooks = SettlementHooksLive
   const Rules = Layer.mergeAll(
     Settle.DefaultWithoutDependencies,
+    TransferPreparer.DefaultWithoutDependencies,
     Sep10.DefaultWithoutDependencies,
     Privy.DefaultWithoutDependencies,
     Registrations.DefaultWithoutDependencies

@@ -10,7 +10,7 @@ export const Scope = Schema.Literal(
   "funding:read"
 ).annotations({
   description: "`directory:read`/`directory:write` (contractors), `batches:read`/`batches:write` (batches and " +
-    "payouts, batch-run and transfer status), `transfers:submit` (POST /transfer, POST /batch), `funding:read` (GET /funding/vault)"
+    "payouts, batch-run and transfer status), `transfers:submit` (POST /transfers/prepare, POST /transfer, POST /batch), `funding:read` (GET /funding/vault)"
 })
 export type Scope = typeof Scope.Type
 
@@ -36,6 +36,7 @@ export const routeScopes: Readonly<Record<string, ReadonlyArray<Scope>>> = {
   "POST /batches/:id/payouts": ["batches:write"],
   "DELETE /batches/:id/payouts/:payoutId": ["batches:write"],
   "POST /transfer": ["transfers:submit"],
+  "POST /transfers/prepare": ["transfers:submit"],
   "POST /batch": ["transfers:submit"],
   "GET /transfers/:hash": ["transfers:submit", "batches:read"],
   "GET /batch/:jobId": ["transfers:submit", "batches:read"],

@@ -2,6 +2,7 @@ import { HttpApiSchema } from "@effect/platform"
 import { DateTime, Schema } from "effect"
 import { documented } from "./Documented.ts"
 import { OrgId, PayoutId } from "./Ids.ts"
+import { StellarAddress } from "./Stellar.ts"
 
 /**
  * The network's largest transaction: `tx_max_size_bytes` of Soroban's bandwidth settings (132,096 bytes on
@@ -65,6 +66,105 @@ export class TransferResult extends Schema.Class<TransferResult>("TransferResult
   documented(TransferResultFields, {
     description: "The transaction is on the ledger",
     examples: [{ hash: EXAMPLE_HASH, status: "SUCCESS" }]
+  })
+) {}
+
+/** The longest `data` a prepared transfer carries: a real `TransferData` (its ~15 KB proof inside) fits many times over. */
+export const MAX_TRANSFER_DATA_BYTES = 64 * 1024
+/** The longest validity a prepared transfer may ask for: the sponsor accepts a `maxTime` at most 10 minutes ahead. */
+export const MAX_PREPARED_VALIDITY_SECONDS = 600
+
+const EXAMPLE_DATA = "nUtqM7k9tFe/OxDTJVmUew=="
+
+const PrepareTransferFields = {
+  to: Schema.propertySignature(StellarAddress).annotations({
+    description: "The recipient: a contractor's account (G...) or contract (C...), registered with the confidential token"
+  }),
+  data: Schema.propertySignature(
+    Schema.String.pipe(
+      Schema.minLength(1, { message: () => "data must not be empty" }),
+      Schema.maxLength(Math.ceil(MAX_TRANSFER_DATA_BYTES / 3) * 4, {
+        message: () => `data is longer than ${MAX_TRANSFER_DATA_BYTES} bytes`
+      }),
+      Schema.pattern(/^[A-Za-z0-9+/]+={0,2}$/, { message: () => "data must be base64" }),
+      Schema.filter((text) => text.length % 4 === 0, { message: () => "data must be base64 (padded)" })
+    )
+  ).annotations({
+    description: "The call's `data: Bytes`, base64: the `TransferData` the employer's client built (the encrypted " +
+      "amounts and the zero-knowledge proof, as the OpenZeppelin confidential token decodes it). The service never reads it"
+  }),
+  validFor: Schema.optional(Schema.Int.pipe(Schema.between(30, MAX_PREPARED_VALIDITY_SECONDS))).annotations({
+    description: "How long the prepared transaction stays valid, in seconds (30 to 600; default 300): its `maxTime`. " +
+      "Sign and submit it within that time"
+  })
+}
+
+export class PrepareTransferRequest extends Schema.Class<PrepareTransferRequest>("PrepareTransferRequest")(
+  PrepareTransferFields,
+  documented(PrepareTransferFields, {
+    description: "A confidential transfer for the service to build, simulate and hand back for signing",
+    examples: [{ to: StellarAddress.make("GB73L2G3T4NQGJ4LFJ7BATS6UYK23V4LH2BK7TB7OSJR3SWDDAIGYUOM"), data: EXAMPLE_DATA, validFor: 300 }]
+  })
+) {}
+
+const PreparedTransferFields = {
+  xdr: Schema.propertySignature(Schema.String).annotations({
+    description: "The unsigned inner transaction, base64 XDR of a v1 TransactionEnvelope: `confidential_transfer(from " +
+      "= the caller's wallet, to, data)` with its footprint, resource fee and the source's authorization entry from " +
+      "simulation, the next sequence number and time bounds the sponsor accepts. Sign it (e.g. `TransactionBuilder." +
+      "fromXDR(xdr, networkPassphrase)`, `.sign(keypair)`, `.toXDR()`) and post it to POST /transfer as `signedXDR`"
+  }),
+  hash: Schema.propertySignature(Schema.String).annotations({
+    description: "The inner transaction's hash (hex): what the wallet signs, and the inner hash GET /transfers/{hash} knows it by"
+  }),
+  networkPassphrase: Schema.propertySignature(Schema.String).annotations({ description: "The network the transaction is for" }),
+  source: Schema.propertySignature(Schema.String).annotations({ description: "The source account that must sign it (G...): the caller's wallet" }),
+  sequence: Schema.propertySignature(Schema.String).annotations({
+    description: "Its sequence number (decimal): the account's current one plus one. Another transaction of the account " +
+      "landing first makes it fail `txBadSeq`: prepare again"
+  }),
+  fee: Schema.propertySignature(Schema.String).annotations({
+    description: "Its inner fee in stroops (inclusion plus resource fee), within the sponsor's cap; the sponsor pays the fee-bump"
+  }),
+  validUntil: Schema.propertySignature(Schema.DateTimeUtc).annotations({ description: "Its `maxTime`: submit it before then" })
+}
+
+export class PreparedTransfer extends Schema.Class<PreparedTransfer>("PreparedTransfer")(
+  PreparedTransferFields,
+  documented(PreparedTransferFields, {
+    description: "An unsigned confidential transfer, ready to sign and submit",
+    examples: [{
+      xdr: EXAMPLE_XDR,
+      hash: EXAMPLE_INNER_HASH,
+      networkPassphrase: "Test SDF Network ; September 2015",
+      source: "GCNGZAOQEDL6LCXS4RFRSKP47YYJKRYVFBJIOYYTYWK4H4HSTURRUREM",
+      sequence: "2068420360437761",
+      fee: "48211",
+      validUntil: DateTime.unsafeMake("2026-11-24T09:35:00Z")
+    }]
+  })
+) {}
+
+/** The host refused the simulated call: it would fail on the ledger too. */
+export class SimulationRefused extends Schema.TaggedError<SimulationRefused>()(
+  "SimulationRefused",
+  {
+    error: Schema.propertySignature(Schema.String).annotations({ description: "What went wrong, in words for a person" }),
+    hostError: Schema.propertySignature(Schema.String).annotations({
+      description: "The host's reason as Stellar RPC's simulation gave it (e.g. `HostError: Error(Contract, #3501)`)"
+    }),
+    contractError: Schema.optional(Schema.Int).annotations({
+      description: "The contract's error code when the contract refused, e.g. 3501 (`AccountNotRegistered`)"
+    }),
+    contractErrorName: Schema.optional(Schema.String).annotations({
+      description: "Its name in the OpenZeppelin confidential token's `ConfidentialTokenError`, e.g. `AccountNotRegistered`"
+    })
+  },
+  HttpApiSchema.annotations({
+    status: 422,
+    description: "Not prepared: the host refused the simulated call (`SimulationRefused`: the recipient or the " +
+      "sender not registered, invalid data, a failed proof), or the sponsor will not pay for it (`SponsorRefused`, " +
+      "`rule: fee` when its fee is over the cap)"
   })
 ) {}
 

@@ -78,8 +78,8 @@ export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", 
 
     const getHealth = call("getHealth", () => server.getHealth())
 
-    /** The account's signers and thresholds, or none when the account does not exist on-chain. */
-    const getAccountSigners = (accountId: string) =>
+    /** The account's ledger entry, or none when the account does not exist on-chain. */
+    const getAccountEntry = (accountId: string) =>
       call("getLedgerEntries", () =>
         server.getLedgerEntries(
           xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(accountId).xdrPublicKey() }))
@@ -87,20 +87,48 @@ export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", 
           Effect.map((response) =>
             Option.fromNullable(response.entries[0]).pipe(
               Option.filter((entry) => entry.val.type === "account"),
-              Option.map((entry): AccountSigners => {
-                const account = (entry.val as xdr.LedgerEntryDataAccount).account
-                const [master = 0, low = 0, medium = 0, high = 0] = account.thresholds.toBytes()
-                const weights: Record<string, number> = { [accountId]: master }
-                for (const signer of account.signers) {
-                  if (signer.key.type === "signerKeyTypeEd25519") {
-                    weights[StrKey.encodeEd25519PublicKey(signer.key.ed25519.toBytes())] = signer.weight
-                  }
-                }
-                return { thresholds: { master, low, medium, high }, weights }
-              })
+              Option.map((entry) => (entry.val as xdr.LedgerEntryDataAccount).account)
             )
           )
         )
+
+    /** The account's signers and thresholds, or none when the account does not exist on-chain. */
+    const getAccountSigners = (accountId: string) =>
+      getAccountEntry(accountId).pipe(
+        Effect.map(Option.map((account): AccountSigners => {
+          const [master = 0, low = 0, medium = 0, high = 0] = account.thresholds.toBytes()
+          const weights: Record<string, number> = { [accountId]: master }
+          for (const signer of account.signers) {
+            if (signer.key.type === "signerKeyTypeEd25519") {
+              weights[StrKey.encodeEd25519PublicKey(signer.key.ed25519.toBytes())] = signer.weight
+            }
+          }
+          return { thresholds: { master, low, medium, high }, weights }
+        }))
+      )
+
+    /** The account's current sequence number, or none when the account does not exist on-chain. */
+    const getSequence = (accountId: string) =>
+      Effect.map(getAccountEntry(accountId), Option.map((account) => BigInt(account.seqNum)))
+
+    /**
+     * Simulates a transaction and assembles it for signing (footprint, resources, resource fee and the
+     * authorization entries the simulation recorded), keeping its source, sequence number and time bounds. A call
+     * the host refuses is `SimulationFailed` with the host's message.
+     */
+    const simulateAndAssemble = (tx: Transaction) =>
+      Effect.gen(function*() {
+        const result = yield* call("simulateTransaction", () => server.simulateTransaction(tx))
+        if (rpc.Api.isSimulationError(result)) return yield* new SimulationFailed({ message: result.error })
+        if (rpc.Api.isSimulationRestore(result)) {
+          return yield* new SimulationFailed({ message: "part of the call's state is archived and must be restored first (restoreFootprint)" })
+        }
+        return yield* Effect.try({
+          try: () => rpc.assembleTransaction(tx, result).build(),
+          catch: (cause) =>
+            new RpcUnreadable({ method: "simulateTransaction", message: `could not assemble the transaction: ${String(cause)}` })
+        })
+      }).pipe(Effect.withSpan("RpcClient.simulateAndAssemble"))
 
     /** Simulates a read-only contract call and returns its value. */
     const simulateRead = (contractId: string, fn: string, args: ReadonlyArray<xdr.ScVal>) =>
@@ -145,6 +173,8 @@ export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", 
     return {
       getHealth,
       getAccountSigners,
+      getSequence,
+      simulateAndAssemble,
       simulateRead,
       sendTransaction,
       getTransaction,

@@ -2,7 +2,17 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { Authentication } from "../Auth/Security.ts"
 import { Conflict, Forbidden, NotFound, NotImplemented, UpstreamUnavailable } from "../Domain/Errors.ts"
-import { SponsorRefused, TransferRejected, TransferRequest, TransferResult, TransferStatus, TransferTimeout } from "../Domain/Transfer.ts"
+import {
+  PreparedTransfer,
+  PrepareTransferRequest,
+  SimulationRefused,
+  SponsorRefused,
+  TransferRejected,
+  TransferRequest,
+  TransferResult,
+  TransferStatus,
+  TransferTimeout
+} from "../Domain/Transfer.ts"
 
 const hash = HttpApiSchema.param(
   "hash",
@@ -49,6 +59,35 @@ export class TransfersApi extends HttpApiGroup.make("transfers")
           "`hash`: the submission is recorded and is sent and followed in the background). The same transaction " +
           "posted again is never sent twice: it is answered with its submission's state; 409 when another " +
           "organization submitted it."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("prepare", "/transfers/prepare")
+      .setPayload(PrepareTransferRequest)
+      .addSuccess(PreparedTransfer)
+      .addError(Forbidden)
+      .addError(SimulationRefused)
+      .addError(SponsorRefused)
+      .addError(NotImplemented)
+      .addError(UpstreamUnavailable)
+      .annotate(OpenApi.Summary, "Prepare a confidential transfer for signing")
+      .annotate(
+        OpenApi.Description,
+        "Builds the inner transaction of one payment so that the employer's wallet only has to sign it: " +
+          "`confidential_transfer(from = the signed-in wallet, to, data)` on the configured confidential token, with " +
+          "the account's next sequence number, simulated through Stellar RPC (footprint, resource fee and the source's " +
+          "authorization entry), an inner fee within the sponsor's cap and time bounds the sponsor accepts " +
+          "(`validFor` seconds, 300 by default). Sign the answer's `xdr` with any Stellar SDK and post it to POST " +
+          "/transfer; nothing is recorded or sent here. An account lands one transaction per ledger: prepare the next " +
+          "one once the previous is on the ledger (the typed client's `runPayroll` with a signer does exactly that). " +
+          "Same callers as POST /transfer: a wallet (SEP-10) session or an API key with `transfers:submit`.\n\n" +
+          "- 501 for an email session, or when no confidential token is configured;\n" +
+          "- 403 when the session belongs to no organization;\n" +
+          "- 422 `SimulationRefused` when the host refuses the call (`contractError` 3501 `AccountNotRegistered`: the " +
+          "sender or the recipient has not registered with the token; 3507 `InvalidData`; 3506 `InvalidProof`; ...) or " +
+          "the wallet's account does not exist; 422 `SponsorRefused` when the sponsor would not pay for it (`rule: fee`: " +
+          "its resource fee is over `SPONSOR_MAX_INNER_FEE`);\n" +
+          "- 502 when Stellar RPC cannot be reached."
       )
   )
   .add(

@@ -1,15 +1,21 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Api } from "../Api.ts"
 import { Organizations } from "../Orgs/Organizations.ts"
 import { CurrentSession } from "../Domain/Session.ts"
+import { Forbidden } from "../Domain/Errors.ts"
+import { AccountId } from "../Domain/Stellar.ts"
+import { TransferPreparer } from "./Prepare.ts"
 import { requireWallet, submitterOf } from "./Submitter.ts"
 import { Transfers } from "./Transfers.ts"
+
+const isAccountId = Schema.is(AccountId)
 
 export const TransfersHttpLive = HttpApiBuilder.group(Api, "transfers", (handlers) =>
   Effect.gen(function*() {
     const transfers = yield* Transfers
     const orgs = yield* Organizations
+    const preparer = yield* TransferPreparer
     return handlers
       .handle("transfer", ({ payload }) =>
         Effect.gen(function*() {
@@ -17,6 +23,16 @@ export const TransfersHttpLive = HttpApiBuilder.group(Api, "transfers", (handler
           yield* requireWallet(session)
           const orgId = yield* orgs.employerOrg(session)
           return yield* transfers.submit(submitterOf(session, orgId), payload)
+        }))
+      .handle("prepare", ({ payload }) =>
+        Effect.gen(function*() {
+          const session = yield* CurrentSession
+          yield* requireWallet(session)
+          yield* orgs.employerOrg(session)
+          if (!isAccountId(session.sub)) {
+            return yield* new Forbidden({ error: "the signed-in wallet must be a plain account (G...) to source a transfer" })
+          }
+          return yield* preparer.prepare(session.sub, payload)
         }))
       .handle("status", ({ path }) => Effect.flatMap(CurrentSession, (s) => transfers.status(s, path.hash)))
   }))

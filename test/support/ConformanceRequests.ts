@@ -3,6 +3,8 @@ import { Effect } from "effect"
 import { generateKeyPair } from "jose"
 import { randomUUID } from "node:crypto"
 import type { ConformanceFixtures } from "./ConformanceFixtures.ts"
+import { transferData } from "./ConfidentialData.ts"
+import { CONFIDENTIAL_TOKEN } from "./TestApp.ts"
 import { innerTransfer } from "./Transfer.ts"
 import { privyToken } from "./Privy.ts"
 
@@ -61,6 +63,14 @@ export const validRequests: Readonly<Record<string, Recipe>> = {
   "POST /contractors/{id}/check": (fx, e) => Effect.map(fx.readyContractor(e.token), ({ id }) => ok({ token: e.token, params: { id } })),
   "POST /transfer": (fx) =>
     Effect.map(fx.payer(), ({ token, wallet }) => ok({ token, json: { signedXDR: innerTransfer(fx.app, wallet) } })),
+  "POST /transfers/prepare": (fx) =>
+    Effect.map(fx.payer(), ({ token, wallet }) => {
+      const to = Keypair.random().publicKey()
+      for (const address of [wallet.publicKey(), to]) {
+        if (fx.app.rpc.confidentialAccount(CONFIDENTIAL_TOKEN, address) === undefined) fx.app.rpc.registerConfidential(CONFIDENTIAL_TOKEN, address)
+      }
+      return ok({ token, json: { to, data: Buffer.from(transferData()).toString("base64"), validFor: 120 } })
+    }),
   "GET /transfers/{hash}": (fx) => Effect.map(fx.landedTransfer(), ({ employer, hash }) => ok({ token: employer.token, params: { hash } })),
   "POST /batches": (_, e) => at({ token: e.token, json: { name: "December" } }),
   "GET /batches": (_, e) => at({ token: e.token, query: { limit: "10" } }),
@@ -131,6 +141,10 @@ export const refusedRequests: Readonly<Record<string, Refusal>> = {
       ["inner fee over SPONSOR_MAX_INNER_FEE", ok({ token, json: { signedXDR: innerTransfer(fx.app, wallet, { fee: 100_000_000 }) } }, 422)],
       ["not confidential_transfer", ok({ token, json: { signedXDR: innerTransfer(fx.app, wallet, { fn: "transfer" }) } }, 422)],
       ["not a transaction envelope", ok({ token, json: { signedXDR: "AAAA" } }, 400)]
+    ] as const),
+  "POST /transfers/prepare": (fx) =>
+    Effect.map(fx.payer(), ({ token }) => [
+      ["recipient not registered with the token", ok({ token, json: { to: Keypair.random().publicKey(), data: "AAAA" } }, 422)]
     ] as const),
   "POST /funding/faucet": (fx) =>
     Effect.gen(function*() {

@@ -60,6 +60,8 @@ export const rpcClientOn = (ledger: StubLedger) =>
     RpcClient.make({
       getHealth: missing("getHealth"),
       getAccountSigners: (accountId: string) => Effect.succeed(Option.fromNullable(ledger.accounts.get(accountId))),
+      getSequence: () => missing("getLedgerEntries"),
+      simulateAndAssemble: () => missing("simulateTransaction"),
       simulateRead: (_contractId: string, fn: string, _args: ReadonlyArray<xdr.ScVal>) =>
         Effect.fail(new SimulationFailed({ message: `no function ${fn} in the stub ledger` })),
       sendTransaction: (tx: Transaction | FeeBumpTransaction) =>

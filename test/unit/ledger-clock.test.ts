@@ -50,6 +50,8 @@ class SimulatedNetwork {
     return Layer.succeed(RpcClient, RpcClient.make({
       getHealth: missing("getHealth"),
       getAccountSigners: () => Effect.succeed(Option.none()),
+      getSequence: () => missing("getLedgerEntries"),
+      simulateAndAssemble: () => missing("simulateTransaction"),
       simulateRead: () => missing("simulateTransaction"),
       sendTransaction: (tx) =>
         Effect.map(Clock.currentTimeMillis, (now): SendAnswer => {

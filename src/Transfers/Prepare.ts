@@ -1,0 +1,95 @@
+import { Account, Address, BASE_FEE, Contract, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
+import { Clock, DateTime, Effect, Option } from "effect"
+import { StellarConfig } from "../Config.ts"
+import { NotImplemented, UpstreamUnavailable } from "../Domain/Errors.ts"
+import type { AccountId } from "../Domain/Stellar.ts"
+import { type PrepareTransferRequest, PreparedTransfer, SimulationRefused } from "../Domain/Transfer.ts"
+import { CONFIDENTIAL_TOKEN_ERRORS, CONFIDENTIAL_TRANSFER, contractErrorCode } from "../Stellar/ConfidentialToken.ts"
+import { RpcClient } from "../Stellar/RpcClient.ts"
+import { txHashHex } from "./Envelope.ts"
+import { Sponsor } from "./Sponsor.ts"
+
+/** A prepared transaction's validity when the caller names none: time to sign it, short enough to expire soon. */
+export const DEFAULT_VALIDITY_SECONDS = 300
+/** Simulations this instance runs at once; more callers wait their turn instead of crowding Stellar RPC. */
+const CONCURRENT_SIMULATIONS = 16
+
+const rpcDown = (what: string) => () => new UpstreamUnavailable({ error: `could not ${what} through Stellar RPC` })
+
+/**
+ * POST /transfers/prepare: the inner `confidential_transfer(from = the caller's wallet, to, data)` built as the
+ * network and the sponsor will take it — the account's next sequence number, simulated through Stellar RPC
+ * (footprint, resource fee, the source's authorization entry), time bounds and fee within the sponsor's policy —
+ * and handed back unsigned. The service never signs it: the wallet does, then posts it to POST /transfer.
+ */
+export class TransferPreparer extends Effect.Service<TransferPreparer>()("Transfers/TransferPreparer", {
+  effect: Effect.gen(function*() {
+    const { networkPassphrase, confidentialTokenContract } = yield* StellarConfig
+    const rpc = yield* RpcClient
+    const sponsor = yield* Sponsor
+    const permits = yield* Effect.makeSemaphore(CONCURRENT_SIMULATIONS)
+
+    const refusedBy = (hostError: string) => {
+      const code = contractErrorCode(hostError)
+      const name = Option.flatMap(code, (n) => Option.fromNullable(CONFIDENTIAL_TOKEN_ERRORS[n]))
+      return new SimulationRefused({
+        error: Option.match(name, {
+          onNone: () => "the simulated transfer failed: the ledger would refuse it too",
+          onSome: (n) => `the simulated transfer failed: the confidential token refused it (${n})`
+        }),
+        hostError,
+        ...Option.match(code, { onNone: () => ({}), onSome: (contractError) => ({ contractError }) }),
+        ...Option.match(name, { onNone: () => ({}), onSome: (contractErrorName) => ({ contractErrorName }) })
+      })
+    }
+
+    const prepare = Effect.fn("TransferPreparer.prepare")(function*(source: AccountId, request: PrepareTransferRequest) {
+      if (Option.isNone(confidentialTokenContract)) {
+        return yield* new NotImplemented({ error: "no confidential token is configured (CONFIDENTIAL_TOKEN_CONTRACT)" })
+      }
+      const contract = confidentialTokenContract.value
+      const nowMs = yield* Clock.currentTimeMillis
+      const sequence = yield* rpc.getSequence(source).pipe(Effect.mapError(rpcDown("read the wallet's account")))
+      if (Option.isNone(sequence)) {
+        return yield* new SimulationRefused({
+          error: "the wallet's account does not exist on the network: create and fund it first",
+          hostError: `Account not found: ${source}`
+        })
+      }
+      const maxTime = Math.floor(nowMs / 1000) + (request.validFor ?? DEFAULT_VALIDITY_SECONDS)
+      const call = new Contract(contract).call(
+        CONFIDENTIAL_TRANSFER,
+        Address.fromString(source).toScVal(),
+        Address.fromString(request.to).toScVal(),
+        xdr.ScVal.scvBytes(Buffer.from(request.data, "base64"))
+      )
+      const draft = new TransactionBuilder(new Account(source, sequence.value.toString()), {
+        fee: BASE_FEE,
+        networkPassphrase,
+        timebounds: { minTime: 0, maxTime }
+      }).addOperation(call).build()
+      const tx = yield* rpc.simulateAndAssemble(draft).pipe(
+        Effect.catchTags({
+          SimulationFailed: (e) => Effect.fail(refusedBy(e.message)),
+          RpcError: rpcDown("simulate the transfer"),
+          RpcUnreadable: rpcDown("simulate the transfer")
+        }),
+        permits.withPermits(1)
+      )
+      // What POST /transfer will check: the same policy (the fee within the cap above all), as of now.
+      yield* sponsor.check(tx, new Date(nowMs))
+      return new PreparedTransfer({
+        xdr: tx.toXDR(),
+        hash: txHashHex(tx),
+        networkPassphrase,
+        source,
+        sequence: tx.sequence,
+        fee: tx.fee,
+        validUntil: DateTime.unsafeMake(maxTime * 1000)
+      })
+    })
+
+    return { prepare } as const
+  }),
+  dependencies: [RpcClient.Default, Sponsor.Default]
+}) {}
