@@ -4,12 +4,19 @@ export { FetchHttpClient } from "@effect/platform"
 export { Api } from "../src/Api.ts"
 export { type BusyRetry, makeClient, type RetryBusy } from "../src/client.ts"
 export {
+  type BatchOptions,
   type PayrollItem,
   type PayrollProgress,
   type PayrollResult,
+  type PayrollSigner,
+  type PayrollTransfer,
   planJobs,
   type PlannedJob,
-  runPayroll
+  runPayroll,
+  runSignedPayroll,
+  type SignedResult,
+  type SigningOptions,
+  type SigningProgress
 } from "../src/PayrollClient.ts"
 export { Challenge, SignedChallenge, PrivySignIn } from "../src/Auth/Api.ts"
 export { FaucetRequest, VaultState } from "../src/Funding/Api.ts"
@@ -69,6 +76,9 @@ export {
 } from "../src/Domain/Contractor.ts"
 export { CreateOrg, Me, Org, OrgInvitation, Role, SessionToken, SignInMethod } from "../src/Domain/Session.ts"
 export {
+  PreparedTransfer,
+  PrepareTransferRequest,
+  SimulationRefused,
   SponsorRefused,
   TransferOutcome,
   TransferRejected,

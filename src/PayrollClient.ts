@@ -3,6 +3,10 @@ import { Deferred, Duration, Effect, Schedule } from "effect"
 import { type BatchJob, BatchRun, JobItem, MAX_BATCH_ITEMS, MAX_BODY_BYTES } from "./Domain/Batch.ts"
 import type { PayoutId } from "./Domain/Ids.ts"
 import { type BusyRetry, makeClient, type RetryBusy } from "./client.ts"
+import { type PayrollTransfer, runSignedPayroll, type SigningOptions } from "./PayrollJustInTime.ts"
+
+export type { PayrollSigner, PayrollTransfer, SignedResult, SigningOptions, SigningProgress } from "./PayrollJustInTime.ts"
+export { runSignedPayroll } from "./PayrollJustInTime.ts"
 
 /** One signed transfer of a payroll, as the employer's client built it, with the payout it pays if any. */
 export interface PayrollItem {
@@ -88,6 +92,13 @@ export const planJobs = (
   }))
 }
 
+export interface BatchOptions {
+  readonly onProgress?: (progress: PayrollProgress) => void
+  readonly pollEvery?: Duration.DurationInput
+  /** How answers 503 and 429 are retried (default: 20 times each, honouring `Retry-After` up to 60 s). */
+  readonly retry?: Omit<RetryBusy, "onRetry">
+}
+
 /**
  * Runs a whole payroll through batch runs: splits the signed transfers into jobs that fit, posts them (a job that
  * continues a source account after the one before it is done), and follows every job until each item has a result
@@ -96,16 +107,11 @@ export const planJobs = (
  * instead of aborting the payroll. Results come back in the order of `items`.
  * Provide an `HttpClient` (e.g. `FetchHttpClient.layer`).
  */
-export const runPayroll = (
+const runBatchPayroll = (
   baseUrl: string,
   token: string,
   items: ReadonlyArray<PayrollItem>,
-  options: {
-    readonly onProgress?: (progress: PayrollProgress) => void
-    readonly pollEvery?: Duration.DurationInput
-    /** How answers 503 and 429 are retried (default: 20 times each, honouring `Retry-After` up to 60 s). */
-    readonly retry?: Omit<RetryBusy, "onRetry">
-  } = {}
+  options: BatchOptions
 ) =>
   Effect.gen(function*() {
     const plan = planJobs(items)
@@ -161,3 +167,33 @@ export const runPayroll = (
       }))
     ).sort((a, b) => a.i - b.i)
   }).pipe(Effect.withSpan("PayrollClient.runPayroll"))
+
+/**
+ * Runs a whole payroll, in one of two ways:
+ * - with transfers signed in advance (`{signedXDR, payoutId?}`), through batch runs (above): fine while the payroll
+ *   lands within the transfers' time bounds (at most 10 minutes, about 120 transfers from one account);
+ * - with `{to, data, payoutId?}` and a `sign` callback, just in time (`runSignedPayroll`): each transfer prepared by
+ *   the service, signed and submitted when its turn comes, so a payroll of any length from one account never expires.
+ */
+export function runPayroll(
+  baseUrl: string,
+  token: string,
+  items: ReadonlyArray<PayrollItem>,
+  options?: BatchOptions
+): ReturnType<typeof runBatchPayroll>
+export function runPayroll(
+  baseUrl: string,
+  token: string,
+  items: ReadonlyArray<PayrollTransfer>,
+  options: SigningOptions
+): ReturnType<typeof runSignedPayroll>
+export function runPayroll(
+  baseUrl: string,
+  token: string,
+  items: ReadonlyArray<PayrollItem> | ReadonlyArray<PayrollTransfer>,
+  options: BatchOptions | SigningOptions = {}
+): ReturnType<typeof runBatchPayroll> | ReturnType<typeof runSignedPayroll> {
+  return "sign" in options
+    ? runSignedPayroll(baseUrl, token, items as ReadonlyArray<PayrollTransfer>, options)
+    : runBatchPayroll(baseUrl, token, items as ReadonlyArray<PayrollItem>, options)
+}
