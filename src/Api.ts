@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { OrgsApi } from "./Orgs/Api.ts"
 import { AuthApi } from "./Auth/Api.ts"
 import { ApiKeysApi } from "./Auth/ApiKeysApi.ts"
+import { ArchiveApi } from "./Archive/Api.ts"
 import { ContractorsApi } from "./Contractors/Api.ts"
 import {
   HeadersTooLarge,
@@ -17,6 +18,7 @@ import { FundingApi } from "./Funding/Api.ts"
 import { HealthApi } from "./Health/Api.ts"
 import { documentIdempotencyKey, IdempotencyKeyReused } from "./Http/IdempotencyKey.ts"
 import { TransfersApi } from "./Transfers/Api.ts"
+import { WebhooksApi } from "./Webhooks/Api.ts"
 import { AuditorApi, WithdrawalsApi } from "./Withdrawals/Api.ts"
 
 const DESCRIPTION = `Companies pay contractors in USDC on the Stellar network without anyone seeing what each person is \
@@ -64,6 +66,8 @@ export class Api extends HttpApi.make("payroll")
   .add(FundingApi)
   .add(WithdrawalsApi)
   .add(AuditorApi)
+  .add(ArchiveApi)
+  .add(WebhooksApi)
   // Answers any operation can give, whoever makes them: Node's HTTP parser (400, 408, 431), the body checks before
   // the router (400, 408, 413, 415), the database going away (503) and an unexpected failure (500).
   .addError(InvalidRequest)

@@ -61,6 +61,11 @@ import { ConfidentialToken } from "./Stellar/ConfidentialToken.ts"
 import { RpcClient } from "./Stellar/RpcClient.ts"
 import { Sponsor } from "./Transfers/Sponsor.ts"
 import { AuditorHttpLive, WithdrawalsHttpLive } from "./Withdrawals/Http.ts"
+import { ArchiveHttpLive } from "./Archive/Http.ts"
+import { ArchiveLive } from "./Archive/Live.ts"
+import { WebhooksHttpLive } from "./Webhooks/Http.ts"
+import { WebhooksLive } from "./Webhooks/Live.ts"
+import { Outbox } from "./Sql/Outbox.ts"
 
 const HandlersLive = Layer.mergeAll(
   HealthHttpLive,
@@ -74,7 +79,9 @@ const HandlersLive = Layer.mergeAll(
   ContractorPortalHttpLive,
   FundingHttpLive,
   WithdrawalsHttpLive,
-  AuditorHttpLive
+  AuditorHttpLive,
+  ArchiveHttpLive,
+  WebhooksHttpLive
 )
 
 /** What reaches outside the process: the operational keys and Stellar (RPC and friendbot). */
@@ -123,6 +130,7 @@ export const servicesOn = (external: External) => {
     FaucetRepo.Default,
     RateLimiter.Default,
     IdempotencyRepo.Default,
+    Outbox.Default,
     Drain.Default
   )
   const Records = Layer.mergeAll(
@@ -156,7 +164,9 @@ export const servicesOn = (external: External) => {
     AuthenticationLive,
     SignInRateLimitLive,
     HousekeepingLive,
-    IdleMemoryLive
+    IdleMemoryLive,
+    ArchiveLive,
+    WebhooksLive
   )
   return Edge.pipe(
     Layer.provideMerge(Submissions),

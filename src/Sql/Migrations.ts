@@ -15,6 +15,8 @@ import ContractorRate from "../../migrations/0011_contractor_rate.ts"
 import SubmissionSequence from "../../migrations/0012_submission_sequence.ts"
 import Idempotency from "../../migrations/0013_idempotency.ts"
 import ApiKeys from "../../migrations/0014_api_keys.ts"
+import Archive from "../../migrations/0015_archive.ts"
+import Webhooks from "../../migrations/0016_webhooks.ts"
 import { PgLive } from "./PgLive.ts"
 
 /** Migrations are listed here so that they ship with the code; PgMigrator records which ran. */
@@ -29,7 +31,9 @@ export const MigratorLive = PgMigrator.layer({
     "0011_contractor_rate": ContractorRate,
     "0012_submission_sequence": SubmissionSequence,
     "0013_idempotency": Idempotency,
-    "0014_api_keys": ApiKeys
+    "0014_api_keys": ApiKeys,
+    "0015_archive": Archive,
+    "0016_webhooks": Webhooks
   })
 }).pipe(Layer.provide(NodeContext.layer))
 

@@ -2,26 +2,18 @@ import { Keypair } from "@stellar/stellar-sdk"
 import { Effect } from "effect"
 import { generateKeyPair } from "jose"
 import { randomUUID } from "node:crypto"
-import type { ConformanceFixtures } from "./ConformanceFixtures.ts"
+import { ok, type Recipe, type Refusal, refused, type ValidRequest } from "./ConformanceRecipe.ts"
+
+export type { ValidRequest } from "./ConformanceRecipe.ts"
 import { transferData } from "./ConfidentialData.ts"
 import { CONFIDENTIAL_TOKEN } from "./TestApp.ts"
 import { innerTransfer } from "./Transfer.ts"
 import { privyToken } from "./Privy.ts"
+import { archiveRefusals, archiveRequests } from "./ConformanceArchive.ts"
+import { webhookRefusals, webhookRequests } from "./ConformanceWebhooks.ts"
 
 const privyStranger = await generateKeyPair("ES256")
 
-/** A request the document allows, with what a correct service answers to it. */
-export interface ValidRequest {
-  readonly token?: string
-  readonly params?: Readonly<Record<string, string>>
-  readonly query?: Readonly<Record<string, string>>
-  readonly json?: unknown
-  readonly expect: number
-}
-
-type Recipe = (fx: ConformanceFixtures, employer: { readonly token: string }) => Effect.Effect<ValidRequest>
-
-const ok = (request: Omit<ValidRequest, "expect">, expect = 200): ValidRequest => ({ ...request, expect })
 const at = (request: Omit<ValidRequest, "expect">, expect = 200) => Effect.succeed(ok(request, expect))
 const unique = () => randomUUID().slice(0, 8)
 
@@ -98,12 +90,11 @@ export const validRequests: Readonly<Record<string, Recipe>> = {
   "GET /funding/vault": (fx) => Effect.map(fx.session(), (token) => ok({ token })),
   "POST /funding/faucet": (fx) => Effect.map(fx.session(), (token) => ok({ token, json: {} })),
   "POST /withdraw": (fx) => Effect.map(fx.session(), (token) => ok({ token }, 501)),
-  "POST /auditor/disclose": (fx) => Effect.map(fx.session(), (token) => ok({ token }, 501))
+  "POST /auditor/disclose": (fx) => Effect.map(fx.session(), (token) => ok({ token }, 501)),
+  ...archiveRequests,
+  ...webhookRequests
 }
 
-type Refusal = (fx: ConformanceFixtures, employer: { readonly token: string }) => Effect.Effect<ReadonlyArray<readonly [string, ValidRequest]>>
-
-const refused = (kind: string, request: ValidRequest) => [[kind, request] as const]
 
 /**
  * Requests the document allows that the service refuses by its rules (409, 422, 429): their answers reach the
@@ -152,5 +143,7 @@ export const refusedRequests: Readonly<Record<string, Refusal>> = {
       const address = Keypair.random().publicKey()
       yield* fx.faucetGrant(token, address)
       return refused("second grant within 24 hours", ok({ token, json: { address } }, 429))
-    })
+    }),
+  ...archiveRefusals,
+  ...webhookRefusals
 }
