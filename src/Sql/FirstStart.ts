@@ -191,7 +191,15 @@ const initialise = (initdb: string, dataDir: string, pgDir: string, owner: Serve
   )
 }
 
-const prepared = new Map<string, Promise<PreparedCluster>>()
+/**
+ * Kept on the process, not the module: `npm start` starts the cluster from this file as source (src/main.ts) and may
+ * then load the service from its bundle, which holds a second copy of this module; both must share one preparation.
+ */
+const PREPARED = Symbol.for("confidential-payroll/prepared-clusters")
+const prepared: Map<string, Promise<PreparedCluster>> = ((globalThis as Record<symbol, unknown>)[PREPARED] ??= new Map()) as Map<
+  string,
+  Promise<PreparedCluster>
+>
 
 /** The binaries, the server user and an initialised cluster in `dataDir/pg`: once per directory and process. */
 export const prepareCluster = (dataDirOption: string, durable: boolean): Promise<PreparedCluster> => {
