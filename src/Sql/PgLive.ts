@@ -3,9 +3,25 @@ import { Effect, Layer, Option, String } from "effect"
 import { DatabaseConfig, OperationsConfig } from "../Config.ts"
 import { startEmbedded } from "./Embedded.ts"
 
+/**
+ * A name transform remembered per name: every row of every answer has its columns renamed (and the keys of its jsonb
+ * values), the same few hundred names over and over, each through a regular expression. At most `kept` names are
+ * remembered (jsonb may hold keys of any kind); past that, names are transformed afresh.
+ */
+export const remembered = (transform: (name: string) => string, kept = 4_096) => {
+  const known = new Map<string, string>()
+  return (name: string): string => {
+    const hit = known.get(name)
+    if (hit !== undefined) return hit
+    const result = transform(name)
+    if (known.size < kept) known.set(name, result)
+    return result
+  }
+}
+
 const naming = {
-  transformQueryNames: String.camelToSnake,
-  transformResultNames: String.snakeToCamel,
+  transformQueryNames: remembered(String.camelToSnake),
+  transformResultNames: remembered(String.snakeToCamel),
   applicationName: "confidential-payroll"
 } as const
 
