@@ -8,6 +8,7 @@ import { Drain } from "./Http/Drain.ts"
 import { IdempotencyRepo } from "./Sql/IdempotencyRepo.ts"
 import { SubmissionRepo } from "./Transfers/SubmissionRepo.ts"
 import { repeatRounds } from "./Sql/Rounds.ts"
+import { DeliveryRepo } from "./Webhooks/DeliveryRepo.ts"
 
 
 /** At most this many batches per table and round, so one round stays short even with a large backlog. */
@@ -20,12 +21,15 @@ export interface Pruned {
   readonly jobs: number
   readonly submissions: number
   readonly idempotencyKeys: number
+  readonly webhookDeliveries: number
+  readonly webhookEvents: number
 }
 
 /**
  * Deletes what no rule reads any more: expired SEP-10 challenges, quota reservations and faucet grants outside
  * their windows, batch-run jobs (with their results) finished more than RETENTION ago, and submissions final for
- * more than RETENTION (and the quota window, which counts them), and Idempotency-Keys past their 24 hours. Small batches with SKIP LOCKED: short
+ * more than RETENTION (and the quota window, which counts them), Idempotency-Keys past their 24 hours, webhook
+ * deliveries delivered or failed more than RETENTION ago and then the events no delivery refers to. Small batches with SKIP LOCKED: short
  * transactions, and any number of instances prune side by side without waiting on each other.
  */
 export class Housekeeping extends Effect.Service<Housekeeping>()("Housekeeping", {
@@ -35,6 +39,7 @@ export class Housekeeping extends Effect.Service<Housekeeping>()("Housekeeping",
     const jobs = yield* JobRepo
     const faucet = yield* FaucetRepo
     const idempotency = yield* IdempotencyRepo
+    const deliveries = yield* DeliveryRepo
     const { retention } = yield* OperationsConfig
     const { quotaWindow } = yield* SponsorConfig
 
@@ -58,7 +63,9 @@ export class Housekeeping extends Effect.Service<Housekeeping>()("Housekeeping",
         faucetGrants: yield* inBatches(500, (limit) => faucet.prune(ago(FAUCET_GRANT_WINDOW), limit)),
         jobs: yield* inBatches(20, (limit) => jobs.pruneFinished(ago(retention), limit)),
         submissions: yield* inBatches(100, (limit) => submissions.pruneFinal(ago(Duration.max(retention, quotaWindow)), limit)),
-        idempotencyKeys: yield* inBatches(500, (limit) => idempotency.prune(new Date(now), limit))
+        idempotencyKeys: yield* inBatches(500, (limit) => idempotency.prune(new Date(now), limit)),
+        webhookDeliveries: yield* inBatches(500, (limit) => deliveries.pruneFinished(ago(retention), limit)),
+        webhookEvents: yield* inBatches(500, (limit) => deliveries.pruneEvents(ago(retention), limit))
       }
       if (Object.values(pruned).some((n) => n > 0)) yield* Effect.logInfo("housekeeping pruned rows").pipe(Effect.annotateLogs({ ...pruned }))
       return pruned
@@ -66,7 +73,14 @@ export class Housekeeping extends Effect.Service<Housekeeping>()("Housekeeping",
 
     return { round } as const
   }),
-  dependencies: [ChallengeRepo.Default, SubmissionRepo.Default, JobRepo.Default, FaucetRepo.Default, IdempotencyRepo.Default]
+  dependencies: [
+    ChallengeRepo.Default,
+    SubmissionRepo.Default,
+    JobRepo.Default,
+    FaucetRepo.Default,
+    IdempotencyRepo.Default,
+    DeliveryRepo.Default
+  ]
 }) {}
 
 /** Every instance prunes at start-up and then every HOUSEKEEPING_INTERVAL; not while draining. */

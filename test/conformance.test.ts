@@ -16,7 +16,7 @@ import { walletEmployer } from "./support/Transfer.ts"
 
 const USDC = StrKey.encodeContract(randomBytes(32))
 const FUNDING = { USDC_CONTRACT: USDC, VAULT_CONTRACT: StrKey.encodeContract(randomBytes(32)) }
-const FAST = { STELLAR_RPC_TIMEOUT: "500 millis", TRANSFER_POLL_MARGIN: "1 second" }
+const FAST = { STELLAR_RPC_TIMEOUT: "500 millis", TRANSFER_POLL_MARGIN: "1 second", WEBHOOK_ALLOW_PRIVATE: "true" }
 
 /** The funding routes answer from the loopback USDC contract. */
 const stubUsdc = (app: TestAppShape) => {

@@ -4,9 +4,11 @@ import { Effect, Option, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import { randomUUID } from "node:crypto"
 import { BatchFromRow, BatchStatus, ContractorPayoutFromRow, PayoutFromRow, PayoutStatus } from "../Domain/Batch.ts"
+import type { ServiceUnavailable } from "../Domain/Errors.ts"
 import { BatchId, ContractorId, OrgId, PayoutId } from "../Domain/Ids.ts"
 import { keysetPages, type KeysetQuery } from "../Sql/KeysetPage.ts"
 import { orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
+import { Outbox } from "../Sql/Outbox.ts"
 
 export interface ListQuery extends KeysetQuery {
   readonly status: Option.Option<BatchStatus>
@@ -39,16 +41,40 @@ const Payable = Schema.Struct({
 export type Payable = typeof Payable.Type
 
 const Submitted = Schema.Struct({ batchId: BatchId, previous: PayoutStatus })
-const Finished = Schema.Struct({ batchId: BatchId, contractorId: ContractorId })
+const Finished = Schema.Struct({
+  batchId: BatchId,
+  contractorId: ContractorId,
+  orgId: OrgId,
+  hash: Schema.NullOr(Schema.String)
+})
 
-/** A query inside a caller's transaction: its SqlError stays typed; a row that does not decode is a defect. */
-const typed = <A, R>(effect: Effect.Effect<A, SqlError | ParseError, R>) =>
-  Effect.catchTag(effect, "ParseError", Effect.die)
+/** A batch as its count of finished payouts leaves it: what `batch.completed` reports. */
+const Counted = Schema.Struct({
+  orgId: OrgId,
+  name: Schema.String,
+  status: BatchStatus,
+  payoutCount: Schema.Int,
+  settledCount: Schema.Int,
+  failedCount: Schema.Int,
+  startedAt: Schema.NullOr(Schema.DateFromSelf),
+  completedAt: Schema.NullOr(Schema.DateFromSelf)
+})
 
-/** Batches and their payouts; state moves are single guarded UPDATEs so two concurrent moves cannot both win. */
+/**
+ * A query inside a caller's transaction: its SqlError (and the outbox's ServiceUnavailable) stays typed; a row that
+ * does not decode is a defect.
+ */
+const typed = <A, E extends SqlError | ServiceUnavailable | ParseError, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catchIf(effect, (e): e is Extract<E, ParseError> => e._tag === "ParseError", Effect.die)
+
+/**
+ * Batches and their payouts; state moves are single guarded UPDATEs so two concurrent moves cannot both win. A payout
+ * that becomes final and a batch that completes write their webhook event to the outbox in the same transaction.
+ */
 export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const outbox = yield* Outbox
     const batchColumns = sql.literal(BATCH)
     const payoutColumns = sql.literal(PAYOUT)
 
@@ -225,24 +251,68 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
         sql`
             UPDATE payouts SET status = ${settled ? "settled" : "failed"}, error = ${error}, updated_at = ${now}
             WHERE id = ${payoutId} AND status = 'submitted'
-            RETURNING batch_id, contractor_id`
+            RETURNING batch_id, contractor_id, org_id, hash`
     })
-    /** submitted → settled or failed; none when the payout was not submitted. */
+    /** submitted → settled or failed, with its `payout.settled` / `payout.failed` event; none when it was not submitted. */
     const finishPayout = (payoutId: string, outcome: { readonly settled: boolean; readonly error?: string }, now: Date) =>
-      markFinished({ payoutId, settled: outcome.settled, error: outcome.error ?? null, now }).pipe(typed)
+      Effect.gen(function*() {
+        const moved = yield* markFinished({ payoutId, settled: outcome.settled, error: outcome.error ?? null, now })
+        if (Option.isNone(moved)) return Option.none()
+        const { batchId, contractorId, orgId, hash } = moved.value
+        yield* outbox.emit({
+          orgId,
+          type: outcome.settled ? "payout.settled" : "payout.failed",
+          data: {
+            payoutId,
+            batchId,
+            contractorId,
+            hash,
+            ...(outcome.settled ? { settledAt: now } : { error: outcome.error ?? null, failedAt: now })
+          }
+        })
+        return Option.some({ batchId, contractorId })
+      }).pipe(typed)
 
-    /** Counts a finished payout in its batch, which completes with its last payout. */
-    const countFinished = (batchId: BatchId, settled: boolean, now: Date) => {
-      const s = settled ? 1 : 0
-      const f = settled ? 0 : 1
-      return sql`
-        UPDATE batches SET
-          settled_count = settled_count + ${s},
-          failed_count = failed_count + ${f},
-          status = CASE WHEN settled_count + ${s} + failed_count + ${f} >= payout_count THEN 'completed' ELSE status END,
-          completed_at = CASE WHEN settled_count + ${s} + failed_count + ${f} >= payout_count THEN ${now} ELSE completed_at END
-        WHERE id = ${batchId}`.pipe(Effect.asVoid)
-    }
+    const countOne = SqlSchema.single({
+      Request: Schema.Struct({ batchId: BatchId, settled: Schema.Boolean, now: Schema.DateFromSelf }),
+      Result: Counted,
+      execute: ({ batchId, settled, now }) => {
+        const s = settled ? 1 : 0
+        const f = settled ? 0 : 1
+        return sql`
+          UPDATE batches SET
+            settled_count = settled_count + ${s},
+            failed_count = failed_count + ${f},
+            status = CASE WHEN settled_count + ${s} + failed_count + ${f} >= payout_count THEN 'completed' ELSE status END,
+            completed_at = CASE WHEN settled_count + ${s} + failed_count + ${f} >= payout_count THEN ${now} ELSE completed_at END
+          WHERE id = ${batchId}
+          RETURNING org_id, name, status, payout_count, settled_count, failed_count, started_at, completed_at`
+      }
+    })
+    /**
+     * Counts a finished payout in its batch, which completes with its last payout (while a payout is submitted its
+     * batch is started, so `completed` here is the move) and then writes `batch.completed`.
+     */
+    const countFinished = (batchId: BatchId, settled: boolean, now: Date) =>
+      Effect.gen(function*() {
+        const batch = yield* countOne({ batchId, settled, now }).pipe(
+          Effect.catchTag("NoSuchElementException", () => Effect.succeed(undefined))
+        )
+        if (batch === undefined || batch.status !== "completed") return
+        yield* outbox.emit({
+          orgId: batch.orgId,
+          type: "batch.completed",
+          data: {
+            batchId,
+            name: batch.name,
+            payoutCount: batch.payoutCount,
+            settledCount: batch.settledCount,
+            failedCount: batch.failedCount,
+            startedAt: batch.startedAt,
+            completedAt: batch.completedAt
+          }
+        })
+      }).pipe(typed)
 
     return {
       transaction,
@@ -263,5 +333,6 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
       finishPayout,
       countFinished
     } as const
-  })
+  }),
+  dependencies: [Outbox.Default]
 }) {}

@@ -1,9 +1,10 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { OrgId, PayoutId } from "../Domain/Ids.ts"
 import { deleteSome } from "../Sql/DeleteSome.ts"
 import { orUnavailable } from "../Sql/Errors.ts"
+import { Outbox } from "../Sql/Outbox.ts"
 
 /** One transaction of a batch run, as stored in the job's `items` (jsonb). */
 const JobItemRow = Schema.Struct({
@@ -41,6 +42,9 @@ export type ResultRow = typeof ResultRow.Type
 
 const Waiting = Schema.Struct({ n: Schema.Int })
 
+const Finished = Schema.Struct({ orgId: OrgId, items: Schema.Int })
+const Tally = Schema.Struct({ status: Schema.String, n: Schema.Int })
+
 const COLUMNS = "id, org_id, session_sub, items, state, error, created_at"
 
 /**
@@ -50,6 +54,7 @@ const COLUMNS = "id, org_id, session_sub, items, state, error, created_at"
 export class JobRepo extends Effect.Service<JobRepo>()("Batches/JobRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const outbox = yield* Outbox
     const columns = sql.literal(COLUMNS)
     /** This instance, as the owner of the leases it takes. */
     const instance = randomUUID()
@@ -101,11 +106,32 @@ export class JobRepo extends Effect.Service<JobRepo>()("Batches/JobRepo", {
         orUnavailable
       )
 
+    const markDone = SqlSchema.findOne({
+      Request: Schema.Struct({ id: Schema.String, now: Schema.DateFromSelf, error: Schema.NullOr(Schema.String) }),
+      Result: Finished,
+      execute: ({ id, now, error }) =>
+        sql`
+          UPDATE batch_jobs SET state = 'done', finished_at = ${now}, error = ${error}
+          WHERE id = ${id} AND state <> 'done'
+          RETURNING org_id, jsonb_array_length(items) AS items`
+    })
+    const tally = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: Tally,
+      execute: (id) => sql`SELECT status, count(*)::int AS n FROM batch_job_results WHERE job_id = ${id} GROUP BY status`
+    })
+    /** The job is done, and `batch_run.completed` is written with it (once: a job already done is left alone). */
     const finish = (id: string, now: Date, error: string | null) =>
-      sql`UPDATE batch_jobs SET state = 'done', finished_at = ${now}, error = ${error} WHERE id = ${id}`.pipe(
-        Effect.asVoid,
-        orUnavailable
-      )
+      Effect.gen(function*() {
+        const done = yield* markDone({ id, now, error })
+        if (Option.isNone(done)) return
+        const results = Object.fromEntries((yield* tally(id)).map((row) => [row.status, row.n]))
+        yield* outbox.emit({
+          orgId: done.value.orgId,
+          type: "batch_run.completed",
+          data: { jobId: id, items: done.value.items, results, error, completedAt: now }
+        })
+      }).pipe(sql.withTransaction, orUnavailable, Effect.withSpan("JobRepo.finish"))
 
     /** Gives a job `owner` stops working back to the queue at once, instead of when its lease lapses. */
     const release = (id: string, now: Date, owner: string = instance) =>
@@ -130,5 +156,6 @@ export class JobRepo extends Effect.Service<JobRepo>()("Batches/JobRepo", {
       deleteSome(sql, { table: "batch_jobs", key: "id", where: sql`state = 'done' AND finished_at < ${before}`, limit }).pipe(Effect.withSpan("JobRepo.pruneFinished"))
 
     return { create, find, results, claim, lease, release, record, finish, waiting, pruneFinished } as const
-  })
+  }),
+  dependencies: [Outbox.Default]
 }) {}

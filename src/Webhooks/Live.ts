@@ -1,4 +1,10 @@
 import { Layer } from "effect"
+import { DeliveryRepo } from "./DeliveryRepo.ts"
+import { DeliveryWorkerLive } from "./DeliveryWorker.ts"
+import { EndpointRepo } from "./EndpointRepo.ts"
+import { Webhooks } from "./Webhooks.ts"
 
-/** The webhooks' services and delivery worker, wired into the service by src/App.ts (skeleton). */
-export const WebhooksLive = Layer.empty
+/** The webhooks' service (for the routes) and delivery worker, wired into the service by src/App.ts. */
+export const WebhooksLive = Layer.merge(Webhooks.DefaultWithoutDependencies, DeliveryWorkerLive).pipe(
+  Layer.provide(Layer.merge(EndpointRepo.Default, DeliveryRepo.Default))
+)

@@ -1,0 +1,76 @@
+import { Clock, DateTime, Effect, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import { Conflict, Forbidden, InvalidRequest, notFound } from "../Domain/Errors.ts"
+import type { Session } from "../Domain/Session.ts"
+import { decodeCursor, toPage } from "../Http/Cursor.ts"
+import { Organizations } from "../Orgs/Organizations.ts"
+import { type CreateWebhook, type DeliveryId, type ListDeliveriesParams, NewWebhook, WebhookId, WebhookList } from "./Api.ts"
+import { WebhookConfig } from "./Config.ts"
+import { DeliveryRepo } from "./DeliveryRepo.ts"
+import { EndpointRepo, MAX_ENDPOINTS } from "./EndpointRepo.ts"
+import { newSecret } from "./Signature.ts"
+import { parseUrl, resolveTarget } from "./Target.ts"
+
+/**
+ * An organization's webhook endpoints and their delivery logs, managed by a signed-in employer: never by an API key,
+ * since an endpoint receives every event of the organization it subscribes to and its secret is what receivers trust
+ * (the Authentication middleware already refuses keys here: the routes are not in Scopes.ts).
+ */
+export class Webhooks extends Effect.Service<Webhooks>()("Webhooks/Webhooks", {
+  effect: Effect.gen(function*() {
+    const endpoints = yield* EndpointRepo
+    const deliveries = yield* DeliveryRepo
+    const orgs = yield* Organizations
+    const config = yield* WebhookConfig
+
+    const orgOf = (session: Session) =>
+      session.apiKey === undefined
+        ? orgs.employerOrg(session)
+        : Effect.fail(new Forbidden({ error: "webhooks are managed by a signed-in employer, not by an API key" }))
+
+    const create = Effect.fn("Webhooks.create")(function*(session: Session, request: CreateWebhook) {
+      const orgId = yield* orgOf(session)
+      const target = yield* parseUrl(request.url, config).pipe(
+        Effect.tap((url) => resolveTarget(url, config)),
+        Effect.mapError((refused) => new InvalidRequest({ error: `invalid url: ${refused.reason}` }))
+      )
+      const events = [...new Set(request.events)]
+      const id = WebhookId.make(randomUUID())
+      const secret = newSecret()
+      const createdAt = new Date(yield* Clock.currentTimeMillis)
+      const url = target.toString()
+      const added = yield* endpoints.insert({ id, orgId, url, events, secret, createdAt })
+      if (!added) return yield* new Conflict({ error: `an organization has at most ${MAX_ENDPOINTS} webhook endpoints` })
+      return new NewWebhook({ id, url, events, secret, createdAt: DateTime.unsafeFromDate(createdAt) })
+    })
+
+    const list = Effect.fn("Webhooks.list")(function*(session: Session) {
+      return new WebhookList({ items: yield* endpoints.list(yield* orgOf(session)) })
+    })
+
+    const remove = Effect.fn("Webhooks.remove")(function*(session: Session, id: WebhookId) {
+      if (!(yield* endpoints.remove(yield* orgOf(session), id))) return yield* notFound("webhook endpoint")
+    })
+
+    const log = Effect.fn("Webhooks.deliveries")(function*(session: Session, id: WebhookId, params: typeof ListDeliveriesParams.Type) {
+      const orgId = yield* orgOf(session)
+      const after = params.cursor === undefined ? Option.none() : Option.some(yield* decodeCursor(params.cursor))
+      if (!(yield* endpoints.exists(orgId, id))) return yield* notFound("webhook endpoint")
+      const limit = params.limit ?? 50
+      const rows = yield* deliveries.list(id, { limit, after, status: Option.fromNullable(params.status) })
+      return toPage(rows, limit, (delivery) => delivery)
+    })
+
+    const resend = Effect.fn("Webhooks.resend")(function*(session: Session, id: WebhookId, deliveryId: DeliveryId) {
+      const orgId = yield* orgOf(session)
+      const created = yield* deliveries.resend(orgId, id, deliveryId, new Date(yield* Clock.currentTimeMillis))
+      if (Option.isNone(created)) {
+        return yield* (yield* endpoints.exists(orgId, id)) ? notFound("delivery") : notFound("webhook endpoint")
+      }
+      return created.value
+    })
+
+    return { create, list, remove, deliveries: log, resend } as const
+  }),
+  dependencies: [EndpointRepo.Default, DeliveryRepo.Default]
+}) {}
