@@ -1,4 +1,5 @@
-import { Clock, Effect, Option, Schema, type Types } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Clock, Data, Effect, Option, Schema, type Types } from "effect"
 import { randomUUID } from "node:crypto"
 import {
   BulkImportResult,
@@ -17,7 +18,12 @@ import { ContractorRepo } from "./ContractorRepo.ts"
 import { registeredColumns, Registrations } from "./Directory.ts"
 import { decodeCursor, toPage } from "../Http/Cursor.ts"
 import { ContractorInvites } from "./ContractorInvites.ts"
-import { orUnavailable } from "../Sql/Errors.ts"
+import { orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
+import { Outbox } from "../Sql/Outbox.ts"
+import { announceReady } from "./Readiness.ts"
+
+/** A `register` event names an address the contract does not (yet) show as registered. */
+export class NotRegistered extends Data.TaggedError("NotRegistered")<{ readonly address: string }> {}
 
 const duplicate = new Conflict({ error: "a contractor with this email or address already exists" })
 
@@ -27,7 +33,29 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
     const repo = yield* ContractorRepo
     const invites = yield* ContractorInvites
     const registrations = yield* Registrations
+    const outbox = yield* Outbox
+    const sql = yield* SqlClient.SqlClient
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    /**
+     * Applies the changes (when the contractor is still `expected`) and, should it become ready by them, writes
+     * `contractor.ready` to the outbox in the same transaction.
+     */
+    const updateAnnounced = (orgId: OrgId, id: ContractorId, changes: ContractorChanges, at: Date, expected: Contractor["status"]) =>
+      repo.update(orgId, id, changes, at, expected).pipe(
+        Effect.tap(Option.match({ onNone: () => Effect.void, onSome: (row) => announceReady(outbox, [row], expected) })),
+        sql.withTransaction,
+        Effect.catchTag("SqlError", unavailableOrDie)
+      )
+
+    const waiting = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: Contractor,
+      execute: (address) =>
+        sql`
+          SELECT id, org_id, name, email, address, pvk, auditor_id, status, rate, user_sub, created_at, last_paid_at
+          FROM contractors WHERE address = ${address} AND status IN ('invited', 'onboarding')`
+    })
 
     const find = (orgId: OrgId, id: ContractorId) =>
       repo.findById(orgId, id).pipe(Effect.flatMap(Option.match({
@@ -50,7 +78,9 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
         status: registrations.statusFor(registered, false),
         rate: Option.fromNullable(input.rate),
         userSub: Option.none()
-      })]), yield* now).pipe(Effect.catchTag("DuplicateContractor", () => Effect.fail(duplicate)))
+      })]).pipe(Effect.tap((rows) => announceReady(outbox, rows))), yield* now).pipe(
+        Effect.catchTag("DuplicateContractor", () => Effect.fail(duplicate))
+      )
       return row!
     })
 
@@ -85,7 +115,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
           rate: row.amount === null ? Option.none() : Option.some({ amount: row.amount, currency: "USDC" as const }),
           userSub: Option.none()
         })
-      )), yield* now).pipe(
+      )).pipe(Effect.tap((rows) => announceReady(outbox, rows))), yield* now).pipe(
         Effect.catchTag("DuplicateContractor", () =>
           Effect.fail(new Conflict({ error: "the directory changed during the import; retry it" })))
       )
@@ -133,7 +163,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
         changes.status = registrations.statusFor(registered, linked)
         Object.assign(changes, registeredColumns(registered))
       }
-      const updated = yield* repo.update(orgId, id, changes, yield* now, current.status).pipe(
+      const updated = yield* updateAnnounced(orgId, id, changes, yield* now, current.status).pipe(
         Effect.catchTag("DuplicateContractor", () => Effect.fail(duplicate))
       )
       if (Option.isNone(updated)) return yield* new Conflict({ error: "the contractor changed meanwhile; retry" })
@@ -147,9 +177,35 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
       if (current.status === "inactive" || current.status === "ready") return current
       const registered = yield* registrations.read(Option.getOrNull(current.address))
       if (Option.isNone(registered)) return current
-      const updated = yield* repo.update(orgId, id, { status: "ready", ...registeredColumns(registered) }, yield* now, current.status)
+      const updated = yield* updateAnnounced(orgId, id, { status: "ready", ...registeredColumns(registered) }, yield* now, current.status)
         .pipe(orUnavailable)
       return Option.getOrElse(updated, () => current)
+    })
+
+    /**
+     * The chain says `address` registered with the confidential token (its `register` event): every contractor of
+     * that address, in any organization, still waiting for it (`invited` or `onboarding`) becomes ready, its viewing
+     * key read as POST /contractors/{id}/check reads it. How many became ready; fails with UpstreamUnavailable when
+     * the registration could not be read, and with `NotRegistered` when the node does not show it yet (a lagging
+     * node), so that the caller tries again later.
+     */
+    const readyOnChain = Effect.fn("Contractors.readyOnChain")(function*(address: string) {
+      const pending = yield* waiting(address).pipe(orUnavailable)
+      if (pending.length === 0) return 0
+      const registered = yield* registrations.read(address)
+      if (Option.isNone(registered)) return yield* new NotRegistered({ address })
+      let moved = 0
+      for (const contractor of pending) {
+        const updated = yield* updateAnnounced(
+          contractor.orgId,
+          contractor.id,
+          { status: "ready", ...registeredColumns(registered) },
+          yield* now,
+          contractor.status
+        ).pipe(orUnavailable)
+        if (Option.isSome(updated)) moved += 1
+      }
+      return moved
     })
 
     const invite = Effect.fn("Contractors.invite")(function*(orgId: OrgId, id: ContractorId, now: Date) {
@@ -161,7 +217,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
       return Invitation.make({ contractorId: id, token, expiresAt: Schema.decodeSync(Schema.DateTimeUtcFromDate)(expiresAt) })
     })
 
-    return { create, bulk, list, get, update, check, invite } as const
+    return { create, bulk, list, get, update, check, invite, readyOnChain } as const
   }),
   dependencies: [ContractorRepo.Default, ContractorInvites.Default, Registrations.Default]
 }) {}

@@ -5,10 +5,12 @@ import type { Session } from "../Domain/Session.ts"
 import { ContractorRoles } from "../Orgs/ContractorRoles.ts"
 import { hashToken } from "../Orgs/InviteToken.ts"
 import { unavailableOrDie } from "../Sql/Errors.ts"
+import { Outbox } from "../Sql/Outbox.ts"
 import { ContractorInvites } from "./ContractorInvites.ts"
 import { ContractorRepo } from "./ContractorRepo.ts"
 import { registeredColumns, Registrations } from "./Directory.ts"
 import { InviteRepo } from "./InviteRepo.ts"
+import { announceReady } from "./Readiness.ts"
 
 const inviteGone = new NotFound({ error: "invite not found, already used or expired" })
 
@@ -21,6 +23,7 @@ export const ContractorRolesLive = Layer.effect(
     const invites = yield* InviteRepo
     const contractorInvites = yield* ContractorInvites
     const registrations = yield* Registrations
+    const outbox = yield* Outbox
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     const pendingInvite = (session: Session, inviteToken: string | undefined) =>
@@ -66,6 +69,7 @@ export const ContractorRolesLive = Layer.effect(
             Effect.fail(new Conflict({ error: "this wallet is already another contractor of the organization" })))
         )
         if (Option.isNone(row)) return yield* new Conflict({ error: "the contractor changed meanwhile; retry" })
+        yield* announceReady(outbox, [row.value], "invited")
         return row.value
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", unavailableOrDie))
       return updated

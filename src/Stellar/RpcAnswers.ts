@@ -38,3 +38,43 @@ export type TransactionAnswer = typeof TransactionAnswer.Type
 
 export const decodeSendAnswer = Schema.decodeUnknownEither(SendAnswer, { errors: "first" })
 export const decodeTransactionAnswer = Schema.decodeUnknownEither(TransactionAnswer, { errors: "first" })
+
+/**
+ * `getEvents` as stellar-rpc answers it (stellar/stellar-rpc `cmd/stellar-rpc/internal/methods/get_events.go`, which
+ * fills go-stellar-sdk's `protocols/rpc` GetEventsResponse / EventInfo; the JS SDK's `rpc.Api.RawGetEventsResponse`
+ * and `RawEventResponse`): `topic` (base64 ScVals, left out when empty) and `value` (a base64 ScVal) are kept as sent;
+ * `id` is the event's cursor, `%019d-%010d` of the TOID (ledger, transaction order, operation order) and the event's
+ * index; `cursor` is the last event's id when the page is full, else the end of the scanned window.
+ */
+export const EventAnswer = Schema.Struct({
+  type: Schema.String,
+  ledger: Ledger,
+  ledgerClosedAt: Schema.String,
+  contractId: Schema.optional(Schema.String),
+  id: Schema.String,
+  txHash: Schema.String,
+  topic: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+  value: Schema.String
+})
+export type EventAnswer = typeof EventAnswer.Type
+
+export const EventsAnswer = Schema.Struct({
+  events: Schema.Array(EventAnswer),
+  cursor: Schema.String,
+  latestLedger: Ledger,
+  oldestLedger: Ledger,
+  latestLedgerCloseTime: UnixSeconds,
+  oldestLedgerCloseTime: UnixSeconds
+})
+export type EventsAnswer = typeof EventsAnswer.Type
+
+/** `getHealth` (stellar-rpc `get_health.go`; the SDK's `rpc.Api.GetHealthResponse`): the node's retention window. */
+export const HealthAnswer = Schema.Struct({
+  status: Schema.String,
+  latestLedger: Ledger,
+  oldestLedger: Ledger
+})
+export type HealthAnswer = typeof HealthAnswer.Type
+
+export const decodeEventsAnswer = Schema.decodeUnknownEither(EventsAnswer, { errors: "first" })
+export const decodeHealthAnswer = Schema.decodeUnknownEither(HealthAnswer, { errors: "first" })

@@ -86,7 +86,27 @@ export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
         NotYet: () => Effect.succeed(Option.none())
       })
 
-    return { afterSend, afterPoll } as const
+    /**
+     * The chain's own word that a transaction applied: a `transfer` event of the confidential token in the fee-bump
+     * `outerHash` (events come only from successful calls). Settles the submission when it is still in flight, as a
+     * poll that saw it land would (the state move is guarded, so the two paths never settle it twice); none when it
+     * is no sponsored submission or is already final.
+     */
+    const landedOnChain = (outerHash: string, ledger: number): Effect.Effect<Option.Option<Submission>, ServiceUnavailable> =>
+      repo.find(outerHash).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.succeedNone,
+          onSome: (row) =>
+            row.outerHash === outerHash && IN_FLIGHT.includes(row.state)
+              ? finish(row, "success", { ledger }).pipe(Effect.tap(Option.match({
+                onNone: () => Effect.void,
+                onSome: () => log(row, "transfer settled from its transfer event")
+              })))
+              : Effect.succeedNone
+        }))
+      )
+
+    return { afterSend, afterPoll, landedOnChain } as const
   }),
   dependencies: [SubmissionRepo.Default]
 }) {}

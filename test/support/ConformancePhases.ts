@@ -97,7 +97,7 @@ export const withDatabaseDown = (run: Run) =>
  */
 export const pastTheRateLimit = (run: Run) =>
   Effect.gen(function*() {
-    const limitedApp = yield* started(TestAppLive({ AUTH_RATE_LIMIT: "5", ...privyConfig }))
+    const limitedApp = yield* started(TestAppLive({ AUTH_RATE_LIMIT: "5", ARCHIVE_RATE_LIMIT: "5", ...privyConfig }))
     const fx = conformanceFixtures(limitedApp)
     const publicOperations = run.document.operations.filter((o) => o.security.length === 0)
     const requests = yield* Effect.forEach(publicOperations, (o) => Effect.map(validOf(run, o, "valid request past the limit", fx), (v) => [o, v] as const))
@@ -109,6 +109,14 @@ export const pastTheRateLimit = (run: Run) =>
       limited = answer._tag === "Answered" && answer.status === 429
     }
     if (!limited) run.log.setUpFailed("POST /auth/privy", "rate limited", "AUTH_RATE_LIMIT=5 was never reached")
+    // The archive's routes have a limit of their own (ARCHIVE_RATE_LIMIT, per client address): used up the same way.
+    const statusStep = run.document.operations.find((o) => o.key === "GET /archive/status")
+    let archiveLimited = false
+    for (let i = 0; i < 10 && statusStep !== undefined && !archiveLimited; i++) {
+      const answer = yield* run.log.send(limitedApp, statusStep, "rate limited", probe(statusStep, { expect: 200 }, "using up the archive limit", [200, 429]))
+      archiveLimited = answer._tag === "Answered" && answer.status === 429
+    }
+    if (statusStep !== undefined && !archiveLimited) run.log.setUpFailed("GET /archive/status", "rate limited", "ARCHIVE_RATE_LIMIT=5 was never reached")
     for (const [operation, valid] of requests) {
       if (valid === undefined) continue
       const expected = operation.responses["429"] !== undefined ? 429 : valid.expect

@@ -4,7 +4,9 @@
 // `decode_data`, `get_account`, `confidential_transfer`); `Point` is `BytesN<64>`
 // (packages/contract-utils/src/crypto/grumpkin.rs).
 //
-// Emulated: `confidential_balance` and `confidential_transfer`. Not emulated, so they fail loudly: the other nine
+// Emulated: `confidential_balance` and `confidential_transfer` (which publishes the `Transfer` event, mod.rs
+// `emit_transfer`, as `#[contractevent]` encodes it: see LoopbackEvents.ts); `register` through the loopback's
+// `registerConfidential` (and `registerConfidentialWithEvent`, which publishes the `Register` event). Not emulated, so they fail loudly: the other nine
 // trait functions; in `confidential_transfer`, the auditor registry lookup, the canonical-encoding check (3514) and
 // the proof verification (3506) — any well-formed proof is accepted.
 import { Address, xdr } from "@stellar/stellar-sdk"
@@ -12,6 +14,7 @@ import { randomBytes } from "node:crypto"
 import { structVal } from "./ConfidentialData.ts"
 import { argumentCountMismatch, argumentTypeMismatch, contractError, hostFunctionError, notEmulated } from "./LoopbackXdr.ts"
 import type { ContractCallContext, ContractHandler } from "./LoopbackTypes.ts"
+import { tokenEvents } from "./LoopbackEvents.ts"
 
 /** storage.rs `ConfidentialAccount`. */
 export interface LoopbackConfidentialAccount {
@@ -185,6 +188,8 @@ export class LoopbackConfidentialToken {
       // Grumpkin::add(O, c_tx) = c_tx; other sums are beyond the emulation: a fresh 64-byte value stands in
       const sum = Buffer.from(recipient.receivingCommitment).equals(IDENTITY) ? payload.cTx : Uint8Array.from(randomBytes(POINT))
       this.#write(to, { ...recipient, receivingCommitment: sum }, ctx.ledger)
+      const event = tokenEvents.transfer(from, to, payload.event)
+      ctx.emit(event.topics, event.data)
     }
     return xdr.ScVal.scvVoid()
   }
@@ -193,7 +198,7 @@ export class LoopbackConfidentialToken {
    * storage.rs `decode_data`: `TransferData::from_xdr`. Bytes that are no ScVal make the host's
    * `deserialize_from_bytes` fail (soroban-sdk's FromXdr unwraps it); an ScVal of another shape is InvalidData.
    */
-  #decodeTransferData(data: Uint8Array): { cSpendNew: Uint8Array; cTx: Uint8Array } {
+  #decodeTransferData(data: Uint8Array): { cSpendNew: Uint8Array; cTx: Uint8Array; event: Parameters<typeof tokenEvents.transfer>[2] } {
     let value: xdr.ScVal
     try {
       value = xdr.ScVal.fromXdr(data)
@@ -214,6 +219,16 @@ export class LoopbackConfidentialToken {
     const raw = fields.map((v, i) => bytesOf(v, TRANSFER_PAYLOAD[i]![1]))
     if (raw.some((r) => r === undefined)) throw invalid()
     const named = new Map(TRANSFER_PAYLOAD.map(([name], i) => [name, raw[i]!]))
-    return { cSpendNew: named.get("c_spend_new")!, cTx: named.get("c_tx")! }
+    const field = (name: string) => named.get(name)!
+    return {
+      cSpendNew: field("c_spend_new"),
+      cTx: field("c_tx"),
+      // mod.rs `emit_transfer(e, from, to, r_e_point, v_tilde, sigma, b_tilde, v_tilde_aud_r, r_tilde_aud_r, v_tilde_aud_s, b_tilde_aud_s)`
+      event: {
+        r_e_point: field("r_e_point"), v_tilde: field("v_tilde"), sigma: field("sigma"), b_tilde: field("b_tilde"),
+        v_tilde_aud_r: field("v_tilde_aud_r"), r_tilde_aud_r: field("r_tilde_aud_r"), v_tilde_aud_s: field("v_tilde_aud_s"),
+        b_tilde_aud_s: field("b_tilde_aud_s")
+      }
+    }
   }
 }

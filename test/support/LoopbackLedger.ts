@@ -12,6 +12,8 @@ import {
 } from "./LoopbackXdr.ts"
 import type { ContractCall, HostFrame, HostOutcome, LoopbackInnerResultCode, LoopbackResultCode, ParsedEnvelope } from "./LoopbackXdr.ts"
 import type { ContractHandler, LoopbackSendScript, LoopbackSendStatus, LoopbackTransaction, LoopbackTxStatus } from "./LoopbackTypes.ts"
+import { LoopbackEventLog, metaEvent } from "./LoopbackEvents.ts"
+import type { PublishedEvent } from "./LoopbackEvents.ts"
 
 interface TxRecord extends LoopbackTransaction {
   parsed: ParsedEnvelope
@@ -26,6 +28,7 @@ interface TxRecord extends LoopbackTransaction {
   resultMetaXdr: string | undefined
   returnValue: xdr.ScVal | undefined
   hostError: string | undefined
+  events: Array<{ contractId: string; topics: ReadonlyArray<xdr.ScVal>; data: xdr.ScVal }>
 }
 
 type Verdict =
@@ -57,6 +60,10 @@ export class LoopbackLedger {
   #pending: Array<TxRecord> = []
   readonly #scripts: Array<{ script: LoopbackSendScript; remaining: number; match: ((tx: ParsedEnvelope) => boolean) | undefined }> = []
   readonly #waiters = new Set<{ sequence: number; resolve: (n: number) => void; reject: (e: Error) => void }>()
+  readonly eventLog = new LoopbackEventLog()
+  /** Events to publish at the next close, each group in a transaction of its own (see `publishAtClose`). */
+  #injected: Array<{ contractId: string; events: ReadonlyArray<PublishedEvent> }> = []
+  #retention = RETENTION_WINDOW
   readonly #timer: NodeJS.Timeout | undefined
 
   constructor(options: {
@@ -87,7 +94,25 @@ export class LoopbackLedger {
   }
 
   get oldestLedger(): number {
-    return Math.max(1, this.servedLedger - RETENTION_WINDOW + 1)
+    return Math.max(1, this.servedLedger - this.#retention + 1)
+  }
+
+  /** The node's history retention window, in ledgers (stellar-rpc's default: 7 days). */
+  get retention(): number {
+    return this.#retention
+  }
+
+  setRetention(ledgers: number): void {
+    if (!(Number.isInteger(ledgers) && ledgers >= 1)) throw new RangeError("the retention window is at least one ledger")
+    this.#retention = ledgers
+  }
+
+  /**
+   * Publishes `events` of `contractId` in the next ledger, in a transaction of their own (a random hash) applied
+   * after that ledger's submitted transactions: for events the emulations do not produce.
+   */
+  publishAtClose(contractId: string, events: ReadonlyArray<PublishedEvent>): void {
+    this.#injected.push({ contractId, events })
   }
 
   /** The ledger the RPC node answers as of: the latest, or the one it lags at. */
@@ -142,6 +167,24 @@ export class LoopbackLedger {
         record.resultMetaXdr = transactionMeta(record.parsed, { success: false, returnValue: null }).toXdr("base64")
         console.error("LoopbackLedger: applying", record.hash, "failed:", e)
       }
+    }
+    const closeSeconds = Math.floor(closedAt / 1000)
+    for (const record of batch) {
+      if (record.status !== "SUCCESS" || record.ledger !== sequence) continue
+      record.events.forEach((e, eventIndex) => this.eventLog.add({
+        contractId: e.contractId, ledger: sequence, txOrder: record.applicationOrder!, txHash: record.hash, eventIndex,
+        topics: e.topics, data: e.data, closeTime: closeSeconds
+      }))
+    }
+    const injected = this.#injected
+    this.#injected = []
+    for (const group of injected) {
+      const txOrder = ++order
+      const txHash = createHash("sha256").update(`${sequence}/${txOrder}/${Math.random()}`).digest("hex")
+      group.events.forEach((e, eventIndex) => this.eventLog.add({
+        contractId: group.contractId, ledger: sequence, txOrder, txHash, eventIndex, topics: e.topics, data: e.data,
+        closeTime: closeSeconds
+      }))
     }
     for (const w of this.#waiters) {
       if (w.sequence <= sequence) {
@@ -315,7 +358,7 @@ export class LoopbackLedger {
         innerHash: Buffer.from(parsed.innerHash).toString("hex"), source: parsed.source, feeSource: parsed.feeSource,
         fee: parsed.fee, sends: [], status: "NOT_ACCEPTED", acceptedAt: undefined, ledger: undefined,
         applicationOrder: undefined, resultXdr: undefined, resultMetaXdr: undefined, returnValue: undefined,
-        hostError: undefined, parsed, fate: "apply"
+        hostError: undefined, parsed, fate: "apply", events: []
       }
       this.#records.set(parsed.hash, record)
     }
@@ -398,12 +441,15 @@ export class LoopbackLedger {
       const account = this.#accounts.get(id)
       if (account !== undefined) this.#write(id, { ...account, ...patch, lastModifiedLedger: ledger }, ledger)
     }
+    const emitted: Array<{ contractId: string; topics: ReadonlyArray<xdr.ScVal>; data: xdr.ScVal }> = []
     const finish = (result: xdr.TransactionResult, success: boolean, returnValue: xdr.ScVal | null) => {
       record.status = success ? "SUCCESS" : "FAILED"
       record.ledger = ledger
       record.applicationOrder = order
+      record.events = success ? emitted : []
       record.resultXdr = result.toXdr("base64")
-      record.resultMetaXdr = transactionMeta(p, { success, returnValue }).toXdr("base64")
+      record.resultMetaXdr = transactionMeta(p, { success, returnValue, events: record.events.map((e) => metaEvent(e.contractId, e)) })
+        .toXdr("base64")
       record.returnValue = returnValue ?? undefined
     }
     const payer = this.#accounts.get(p.feeSource)
@@ -440,6 +486,7 @@ export class LoopbackLedger {
         return trapped()
       }
       for (const [address, nonce] of outcome.nonces) this.#nonces.add(`${address}/${nonce}`)
+      emitted.push(...outcome.events)
       returnValue = outcome.value
       results.push(invokeSuccess(returnValue))
     }

@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import {
-  Account, Address, Contract, Keypair, Networks, Operation, SorobanDataBuilder, TransactionBuilder, authorizeEntry, rpc, xdr
+  Account, Address, Contract, Keypair, Networks, Operation, SorobanDataBuilder, TransactionBuilder, authorizeEntry, rpc, scValToNative, xdr
 } from "@stellar/stellar-sdk"
 import type { FeeBumpTransaction, Transaction } from "@stellar/stellar-sdk"
 import { structVal, transferData, transferPayload } from "./ConfidentialData.ts"
-import { LoopbackRpc, exactFeeBump, innermostResultCode } from "./LoopbackRpc.ts"
+import { LoopbackRpc, exactFeeBump, innermostResultCode, tokenEvents } from "./LoopbackRpc.ts"
 
 const source = Keypair.random().publicKey()
 const cosigner = Keypair.random().publicKey()
@@ -918,5 +918,82 @@ describe("LoopbackRpc lagging behind the network", () => {
     expect(() => loopback.lag(loopback.latestLedger + 1)).toThrow(RangeError)
     expect(() => loopback.lag(999)).toThrow(RangeError)
     expect(loopback.lagging).toBeNull()
+  })
+})
+
+describe("LoopbackRpc getEvents (stellar-rpc's getEvents over the token's #[contractevent] events)", () => {
+  let node: LoopbackRpc
+  let client: rpc.Server
+  beforeAll(async () => {
+    node = await LoopbackRpc.start({ ledgerIntervalMs: 0 })
+    client = new rpc.Server(node.url, { allowHttp: true })
+  })
+  afterAll(() => node.close())
+
+  it("publishes register as the macro encodes it, serves pages by cursor, filters by contract and topic, and refuses ledgers outside retention", async () => {
+    const a = Keypair.random().publicKey()
+    const b = Keypair.random().publicKey()
+    const start = node.latestLedger + 1
+    node.registerConfidentialWithEvent(TOKEN, a, { auditorId: 5 })
+    node.publishEvents(NOWHERE, [{ topics: [xdr.ScVal.scvSymbol("other")], data: xdr.ScVal.scvVoid() }])
+    node.advanceLedger()
+    node.publishEvents(TOKEN, [tokenEvents.merge(a), tokenEvents.deposit(b, a, 10n)])
+    const last = node.advanceLedger()
+
+    const all = await client.getEvents({ startLedger: start, filters: [{ type: "contract", contractIds: [TOKEN] }], limit: 10 })
+    expect(all.events.map((e) => [e.ledger, scValToNative(e.topic[0]!)])).toEqual([[start, "register"], [last, "merge"], [last, "deposit"]])
+    const [register] = all.events
+    expect(Address.fromScVal(register!.topic[1]!).toString()).toBe(a)
+    expect(scValToNative(register!.value)).toEqual({ auditor_id: 5 })
+    expect(all.latestLedger).toBe(last)
+    expect(all.cursor.endsWith("-4294967295")).toBe(true)
+    const [merge, deposit] = all.events.slice(1)
+    expect(merge!.txHash).toBe(deposit!.txHash)
+    expect([merge!.id.slice(-1), deposit!.id.slice(-1)]).toEqual(["0", "1"])
+
+    const first = await client.getEvents({ startLedger: start, filters: [{ contractIds: [TOKEN] }], limit: 2 })
+    expect(first.events.map((e) => e.id)).toEqual(all.events.slice(0, 2).map((e) => e.id))
+    expect(first.cursor).toBe(all.events[1]!.id)
+    const next = await client.getEvents({ cursor: first.cursor, filters: [{ contractIds: [TOKEN] }], limit: 2 })
+    expect(next.events.map((e) => e.id)).toEqual([all.events[2]!.id])
+
+    const merges = await client.getEvents({ startLedger: start, filters: [{ topics: [[xdr.ScVal.scvSymbol("merge").toXDR("base64"), "*"]] }] })
+    expect(merges.events.map((e) => e.id)).toEqual([merge!.id])
+
+    node.setRetention(1)
+    await expect(client.getEvents({ startLedger: start, filters: [] })).rejects.toMatchObject({
+      code: -32600,
+      message: `startLedger must be within the ledger range: ${last} - ${last}`
+    })
+    node.setRetention(120_960)
+  })
+
+  it("puts the confidential_transfer's transfer event in the transaction meta and in getEvents", async () => {
+    const token = Address.contract(Uint8Array.from({ length: 32 }, (_, i) => i + 9)).toString()
+    const wallet = Keypair.random()
+    const to = Keypair.random().publicKey()
+    node.setAccount({ id: wallet.publicKey() })
+    node.registerConfidential(token, wallet.publicKey())
+    node.registerConfidential(token, to)
+    const args = [addr(wallet.publicKey()), addr(to), xdr.ScVal.scvBytes(transferData())]
+    const tx = new TransactionBuilder(new Account(wallet.publicKey(), node.account(wallet.publicKey())!.sequence.toString()), {
+      fee: "1000", networkPassphrase: Networks.TESTNET
+    }).addOperation(new Contract(token).call("confidential_transfer", ...args)).setTimeout(60).build()
+    const prepared = await client.prepareTransaction(tx)
+    prepared.sign(wallet)
+    const sent = await client.sendTransaction(prepared)
+    expect(sent.status).toBe("PENDING")
+    const ledger = node.advanceLedger()
+    const landed = node.transaction(sent.hash)!
+    expect(landed.status).toBe("SUCCESS")
+    expect(landed.events.map((e) => scValToNative(e.topics[0]!))).toEqual(["transfer"])
+    const meta = xdr.TransactionMeta.fromXdr(landed.resultMetaXdr!, "base64")
+    expect(meta.type === "v4" ? meta.v4.operations[0]!.events.length : -1).toBe(1)
+    const events = await client.getEvents({ startLedger: ledger, filters: [{ contractIds: [token] }] })
+    expect(events.events).toHaveLength(1)
+    expect(events.events[0]!.txHash).toBe(sent.hash)
+    expect(Object.keys(scValToNative(events.events[0]!.value)).sort()).toEqual([
+      "b_tilde", "b_tilde_aud_s", "r_e_point", "r_tilde_aud_r", "sigma", "v_tilde", "v_tilde_aud_r", "v_tilde_aud_s"
+    ])
   })
 })

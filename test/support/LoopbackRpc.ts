@@ -20,9 +20,11 @@ import { accountEntry } from "./LoopbackAccounts.ts"
 import type { LoopbackAccount, LoopbackAccountSpec } from "./LoopbackAccounts.ts"
 import { LoopbackConfidentialToken } from "./LoopbackConfidentialToken.ts"
 import type { LoopbackConfidentialAccount } from "./LoopbackConfidentialToken.ts"
-import { LoopbackLedger, RETENTION_WINDOW } from "./LoopbackLedger.ts"
+import { LoopbackLedger } from "./LoopbackLedger.ts"
 import type { ContractHandler, LoopbackSendScript, LoopbackTransaction } from "./LoopbackTypes.ts"
 import { contractCall } from "./LoopbackXdr.ts"
+import { EventsRequestError, LoopbackEventLog, tokenEvents } from "./LoopbackEvents.ts"
+import type { LoopbackEvent, PublishedEvent } from "./LoopbackEvents.ts"
 import type { ParsedEnvelope } from "./LoopbackXdr.ts"
 
 export type { LoopbackAccount, LoopbackAccountSpec } from "./LoopbackAccounts.ts"
@@ -32,6 +34,8 @@ export type {
 } from "./LoopbackTypes.ts"
 export type { LoopbackInnerResultCode, LoopbackResultCode, ParsedEnvelope } from "./LoopbackXdr.ts"
 export { HostError, exactFeeBump, innermostResultCode } from "./LoopbackXdr.ts"
+export { contractEvent, cursorString, LoopbackEventLog, tokenEvents } from "./LoopbackEvents.ts"
+export type { LoopbackEvent, PublishedEvent } from "./LoopbackEvents.ts"
 
 export type LoopbackFault =
   | { kind: "http500" } // answer HTTP 500 with a non-JSON-RPC body
@@ -101,7 +105,8 @@ export class LoopbackRpc {
     ["getLedgerEntries", (p) => this.#getLedgerEntries(p)],
     ["simulateTransaction", (p) => this.#simulateTransaction(p)],
     ["sendTransaction", (p) => this.#sendTransaction(p)],
-    ["getTransaction", (p) => this.#getTransaction(p)]
+    ["getTransaction", (p) => this.#getTransaction(p)],
+    ["getEvents", (p) => this.#getEvents(p)]
   ])
 
   private constructor(server: Server, url: string, networkPassphrase: string, ledgerIntervalMs: number) {
@@ -194,6 +199,47 @@ export class LoopbackRpc {
     account?: { viewingPublicKey?: Uint8Array; spendingPublicKey?: Uint8Array; auditorId?: number }
   ): { viewingPublicKey: Uint8Array; spendingPublicKey: Uint8Array; auditorId: number } {
     return this.#token(contractId).register(address, account)
+  }
+
+  /**
+   * Registers `address` as `registerConfidential` does and publishes the token's `register` event for it in the
+   * next ledger, as the token's `register` function would (mod.rs `emit_register`).
+   */
+  registerConfidentialWithEvent(
+    contractId: string,
+    address: string,
+    account?: { viewingPublicKey?: Uint8Array; spendingPublicKey?: Uint8Array; auditorId?: number }
+  ): { viewingPublicKey: Uint8Array; spendingPublicKey: Uint8Array; auditorId: number } {
+    const registered = this.registerConfidential(contractId, address, account)
+    this.publishEvents(contractId, [tokenEvents.register(address, registered.auditorId)])
+    return registered
+  }
+
+  /**
+   * Publishes arbitrary events of `contractId` in the next ledger, in one transaction of their own (event indexes
+   * 0, 1, …), after that ledger's submitted transactions. `tokenEvents` builds the confidential token's.
+   */
+  publishEvents(contractId: string, events: ReadonlyArray<PublishedEvent>): void {
+    if (!StrKey.isValidContract(contractId)) throw new TypeError(`not a contract id: ${contractId}`)
+    this.#ledger.publishAtClose(contractId, events)
+  }
+
+  /** Every contract event the node holds, oldest first (whatever its retention window still serves). */
+  get events(): ReadonlyArray<LoopbackEvent> {
+    return this.#ledger.eventLog.all
+  }
+
+  /** The id getEvents gives an event. */
+  eventId(event: LoopbackEvent): string {
+    return LoopbackEventLog.id(event)
+  }
+
+  /**
+   * The node's retention window in ledgers (default 120,960, stellar-rpc's 7 days): getEvents, getTransaction and
+   * getHealth serve only the latest `ledgers` ledgers. Shrinking it makes older ledgers unretrievable, as time does.
+   */
+  setRetention(ledgers: number): void {
+    this.#ledger.setRetention(ledgers)
   }
 
   /** Removes `address`'s confidential account (from the latest ledger on). */
@@ -383,7 +429,7 @@ export class LoopbackRpc {
       const max = goSeconds(MAX_HEALTHY_LEDGER_LATENCY_S)
       throw new RpcError(-32603, `latency (${goSeconds(latency)}) since last known ledger closed is too high (>${max})`)
     }
-    return { status: "healthy", latestLedger, oldestLedger: this.#ledger.oldestLedger, ledgerRetentionWindow: RETENTION_WINDOW }
+    return { status: "healthy", latestLedger, oldestLedger: this.#ledger.oldestLedger, ledgerRetentionWindow: this.#ledger.retention }
   }
 
   #getLatestLedger() {
@@ -465,6 +511,19 @@ export class LoopbackRpc {
     const result = this.#ledger.send(envelope)
     if (result === undefined) throw new RpcError(-32602, "invalid_xdr") // what stellar-rpc answers
     return result
+  }
+
+  #getEvents(params: unknown) {
+    try {
+      return this.#ledger.eventLog.getEvents(params, {
+        oldest: this.#ledger.oldestLedger,
+        latest: this.#ledger.servedLedger,
+        closeTime: (ledger) => this.#ledger.closeTimeSeconds(ledger)
+      })
+    } catch (e) {
+      if (e instanceof EventsRequestError) throw new RpcError(e.code, e.message)
+      throw e
+    }
   }
 
   #getTransaction(params: unknown) {

@@ -20,6 +20,11 @@ export interface ContractCallContext {
    * one (returned in `results[].auth`); otherwise an entry must authorize it, or this throws the host's auth error.
    */
   readonly requireAuth: (address: string) => void
+  /**
+   * Publishes a contract event of this contract (`env.events().publish`, what `#[contractevent]`'s `publish` calls):
+   * kept in the transaction's meta and served by getEvents when the call is applied; dropped in a simulation.
+   */
+  readonly emit: (topics: ReadonlyArray<xdr.ScVal>, data: xdr.ScVal) => void
 }
 
 /**
@@ -70,5 +75,6 @@ export interface LoopbackTransaction {
   readonly resultMetaXdr: string | undefined
   readonly returnValue: xdr.ScVal | undefined
   readonly hostError: string | undefined // the host's error text when the invocation failed at apply
+  readonly events: ReadonlyArray<{ readonly contractId: string; readonly topics: ReadonlyArray<xdr.ScVal>; readonly data: xdr.ScVal }>
 }
 

@@ -190,10 +190,16 @@ export function innermostResultCode(result: xdr.TransactionResult): LoopbackResu
  * one empty OperationMetaV2 per operation when it succeeded, and for a Soroban transaction a
  * SorobanTransactionMetaV2 carrying the return value (null when it failed).
  */
-export function transactionMeta(parsed: ParsedEnvelope, outcome: { success: boolean; returnValue: xdr.ScVal | null }): xdr.TransactionMeta {
+export function transactionMeta(
+  parsed: ParsedEnvelope,
+  outcome: { success: boolean; returnValue: xdr.ScVal | null; events?: ReadonlyArray<xdr.ContractEvent> }
+): xdr.TransactionMeta {
   const soroban = parsed.inner.operations.some((op) => op.type === "invokeHostFunction")
+  // Protocol 23 (CAP-67): a successful operation's contract events are in its OperationMetaV2
   const operations = outcome.success
-    ? parsed.inner.operations.map(() => new xdr.OperationMetaV2({ ext: xdr.ExtensionPoint.v0(), changes: [], events: [] }))
+    ? parsed.inner.operations.map((_, i) =>
+      new xdr.OperationMetaV2({ ext: xdr.ExtensionPoint.v0(), changes: [], events: i === 0 ? [...(outcome.events ?? [])] : [] })
+    )
     : []
   return xdr.TransactionMeta.v4(new xdr.TransactionMetaV4({
     ext: xdr.ExtensionPoint.v0(), txChangesBefore: [], operations, txChangesAfter: [],
@@ -383,8 +389,21 @@ export interface HostEnv {
 
 export type HostFrame = Pick<ContractCallContext, "phase" | "source" | "auth" | "ledger" | "asOf">
 
+/** An event a contract published during an invocation. */
+export interface HostEvent {
+  readonly contractId: string
+  readonly topics: ReadonlyArray<xdr.ScVal>
+  readonly data: xdr.ScVal
+}
+
 export type HostOutcome =
-  | { readonly ok: true; readonly value: xdr.ScVal; readonly auth: ReadonlyArray<xdr.SorobanAuthorizationEntry>; readonly nonces: ReadonlyArray<readonly [string, bigint]> }
+  | {
+    readonly ok: true
+    readonly value: xdr.ScVal
+    readonly auth: ReadonlyArray<xdr.SorobanAuthorizationEntry>
+    readonly nonces: ReadonlyArray<readonly [string, bigint]>
+    readonly events: ReadonlyArray<HostEvent>
+  }
   | { readonly ok: false; readonly error: HostError }
 
 /**
@@ -404,9 +423,11 @@ export function invokeContract(env: HostEnv, call: ContractCall, frame: HostFram
     if (!recording) return authorize(env, call, frame, address, nonces)
     if (!recorded.has(address)) recorded.set(address, recordedEntry(call, address, frame.source))
   }
+  const events: Array<HostEvent> = []
+  const emit = (topics: ReadonlyArray<xdr.ScVal>, data: xdr.ScVal) => void events.push({ contractId: call.contractId, topics, data })
   try {
-    const value = handler(call.args, { ...frame, contractId: call.contractId, fn: call.fn, requireAuth })
-    return { ok: true, value, auth: [...recorded.values()], nonces }
+    const value = handler(call.args, { ...frame, contractId: call.contractId, fn: call.fn, requireAuth, emit })
+    return { ok: true, value, auth: [...recorded.values()], nonces, events: frame.phase === "apply" ? events : [] }
   } catch (e) {
     return fail(e)
   }

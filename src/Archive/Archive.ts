@@ -1,0 +1,133 @@
+import { Clock, DateTime, Effect, Option, Schema } from "effect"
+import { StellarConfig } from "../Config.ts"
+import { InvalidRequest, NotFound } from "../Domain/Errors.ts"
+import { StellarAddress } from "../Domain/Stellar.ts"
+import { parseEventId } from "../Stellar/ChainEvents.ts"
+import { ArchiveCheckpoint, ArchiveEvent, ArchiveEventPage, ArchiveStatus, type CheckpointParams, type EventsParams } from "./Event.ts"
+import { type ArchivedRow, EventRepo, type LedgerRange } from "./EventRepo.ts"
+
+const DEFAULT_LIMIT = 100
+
+const toEvent = (row: ArchivedRow) =>
+  new ArchiveEvent({
+    id: row.id,
+    ledger: row.ledgerSeq,
+    ledgerClosedAt: DateTime.unsafeFromDate(row.ledgerCloseTime),
+    txHash: row.txHash,
+    txApplicationOrder: row.txApplicationOrder,
+    eventIndex: row.eventIndex,
+    type: row.type,
+    topics: row.topics,
+    value: row.value
+  })
+
+/** Whether one contiguous ingested range holds every ledger of `[from, to]` (INDEXER.md C3). */
+const covers = (ranges: ReadonlyArray<LedgerRange>, from: number, to: number) =>
+  ranges.some((r) => r.from <= from && r.to >= to)
+
+const unknownToken = new NotFound({ error: "this service archives no such token" })
+const noAddress = new NotFound({ error: "no such account: not a Stellar address (G... or C...)" })
+const isAddress = Schema.is(StellarAddress)
+
+/** The archive's read side (INDEXER.md §6): status, the ordered histories and the latest checkpoint. */
+export class Archive extends Effect.Service<Archive>()("Archive/Archive", {
+  effect: Effect.gen(function*() {
+    const repo = yield* EventRepo
+    const { confidentialTokenContract } = yield* StellarConfig
+
+    const archived = (contractId: string, account?: string) =>
+      !Option.contains(confidentialTokenContract, contractId)
+        ? Effect.fail(unknownToken)
+        : account !== undefined && !isAddress(account)
+        ? Effect.fail(noAddress)
+        : Effect.void
+
+    const status = Effect.gen(function*() {
+      const contract = Option.getOrUndefined(confidentialTokenContract)
+      if (contract === undefined) return new ArchiveStatus({ latestLedger: null, ingestedThrough: null, lagSeconds: null })
+      const [ranges, head] = yield* Effect.all([repo.ranges(contract), repo.head(contract)], { concurrency: 2 })
+      const now = yield* Clock.currentTimeMillis
+      const ingested = Option.flatMap(head, (h) => Option.fromNullable(h.ingestedCloseTime))
+      return new ArchiveStatus({
+        latestLedger: Option.match(head, { onNone: () => null, onSome: (h) => h.latestLedger }),
+        ingestedThrough: ranges[ranges.length - 1]?.to ?? null,
+        lagSeconds: ranges.length === 0
+          ? null
+          : Option.match(ingested, { onNone: () => null, onSome: (at) => Math.max(0, Math.round((now - at.getTime()) / 1000)) })
+      })
+    }).pipe(Effect.withSpan("Archive.status"))
+
+    /** The requested range with its defaults, the position to read after, and whether the range is complete. */
+    const window = (contractId: string, params: EventsParams, account?: string) =>
+      Effect.gen(function*() {
+        yield* archived(contractId, account)
+        const ranges = yield* repo.ranges(contractId)
+        const from = params.fromLedger ?? ranges[0]?.from ?? 1
+        const to = params.toLedger ?? ranges[ranges.length - 1]?.to ?? 0
+        if (params.fromLedger !== undefined && params.toLedger !== undefined && from > to) {
+          return yield* new InvalidRequest({ error: "fromLedger must not be after toLedger" })
+        }
+        let after = { ledger: from, tx: -1, event: -1 }
+        if (params.cursor !== undefined) {
+          const position = parseEventId(params.cursor)
+          if (Option.isNone(position) || position.value.ledger < from || position.value.ledger > to) {
+            return yield* new InvalidRequest({ error: "cursor is not a position within the requested ledger range" })
+          }
+          after = { ledger: position.value.ledger, tx: position.value.tx, event: position.value.event }
+        }
+        const types = params.types === undefined ? null : params.types.split(",")
+        return { from, to, after, types, limit: params.limit ?? DEFAULT_LIMIT, complete: to >= from && covers(ranges, from, to) }
+      })
+
+    const page = (rows: ReadonlyArray<ArchivedRow>, limit: number, complete: boolean) => {
+      const events = rows.slice(0, limit).map(toEvent)
+      const more = rows.length > limit
+      return new ArchiveEventPage({ events, cursor: more ? events[events.length - 1]!.id : null, complete })
+    }
+
+    /** The token's whole event stream in a ledger range (C2, per contract). */
+    const events = (contractId: string, params: EventsParams) =>
+      Effect.gen(function*() {
+        const w = yield* window(contractId, params)
+        if (w.to < w.from) return new ArchiveEventPage({ events: [], cursor: null, complete: false })
+        const rows = yield* repo.events({ contractId, from: w.from, to: w.to, after: w.after, types: w.types, limit: w.limit + 1 })
+        return page(rows, w.limit, w.complete)
+      }).pipe(Effect.withSpan("Archive.events"))
+
+    /** The events attributed to `account` in a ledger range (C2). */
+    const accountEvents = (contractId: string, account: string, params: EventsParams) =>
+      Effect.gen(function*() {
+        const w = yield* window(contractId, params, account)
+        if (w.to < w.from) return new ArchiveEventPage({ events: [], cursor: null, complete: false })
+        const rows = yield* repo.accountEvents({
+          contractId,
+          account,
+          from: w.from,
+          to: w.to,
+          after: w.after,
+          types: w.types,
+          limit: w.limit + 1
+        })
+        return page(rows, w.limit, w.complete)
+      }).pipe(Effect.withSpan("Archive.accountEvents"))
+
+    /** The account's latest checkpoint at or before `atLedger` (C1). */
+    const checkpoint = (contractId: string, account: string, params: CheckpointParams) =>
+      Effect.gen(function*() {
+        yield* archived(contractId, account)
+        const ranges = yield* repo.ranges(contractId)
+        const first = ranges[0]
+        const at = params.atLedger ?? ranges[ranges.length - 1]?.to
+        if (first === undefined || at === undefined) return new ArchiveCheckpoint({ event: null, complete: false })
+        const found = yield* repo.checkpoint(contractId, account, at)
+        const since = Option.match(found, { onNone: () => first.from, onSome: (row) => row.ledgerSeq })
+        return new ArchiveCheckpoint({
+          event: Option.getOrNull(Option.map(found, toEvent)),
+          complete: at >= since && covers(ranges, since, at)
+        })
+      }).pipe(Effect.withSpan("Archive.checkpoint"))
+
+    return { status, events, accountEvents, checkpoint } as const
+  }),
+  dependencies: [EventRepo.Default]
+}) {}
