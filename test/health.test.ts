@@ -21,7 +21,8 @@ layer(TestAppLive())("health routes", (it) => {
     Effect.gen(function*() {
       const app = yield* TestApp
       for (const fault of [{ kind: "http500" as const }, { kind: "drop" as const }]) {
-        app.rpc.setFault(fault, { methods: ["getHealth"], times: 2 })
+        // Until cleared: the archive's ingester asks getHealth too, so a fault counted in requests could be used up by it.
+        app.rpc.setFault(fault, { methods: ["getHealth"] })
         const ready = yield* call(app, "GET", "/health/ready")
         expect(ready.status).toBe(503)
         expect(ready.body).toMatchObject({ error: "Stellar RPC unavailable", status: "degraded", db: "ok", rpc: "unavailable" })
