@@ -61,8 +61,9 @@ layer(TestAppLive())("contractor directory", (it) => {
       const { token } = yield* employer(app)
       const wallet = Keypair.random().publicKey()
       yield* registered(wallet)
-      app.rpc.setFault({ kind: "http500" }, { methods: ["simulateTransaction"], times: 1 })
-      const created = yield* create(token, { name: "Flaky", address: address(wallet) })
+      // Until cleared, not counted: the archive's reactions may simulate too.
+      app.rpc.setFault({ kind: "http500" }, { methods: ["simulateTransaction"] })
+      const created = yield* create(token, { name: "Flaky", address: address(wallet) }).pipe(Effect.ensuring(Effect.sync(() => app.rpc.setFault(null))))
       expect(created.status).toBe("invited")
       const checked = yield* (yield* api(app, token)).contractors.check({ path: { id: created.id } })
       expect(checked.status).toBe("ready")
@@ -78,8 +79,8 @@ layer(TestAppLive())("contractor directory", (it) => {
       const check = (yield* api(app, token)).contractors.check({ path: { id: created.id } })
       const notYet = yield* check
       expect(notYet.status).toBe("invited")
-      app.rpc.setFault({ kind: "http500" }, { methods: ["simulateTransaction"], times: 1 })
-      const down = yield* Effect.flip(check)
+      app.rpc.setFault({ kind: "http500" }, { methods: ["simulateTransaction"] })
+      const down = yield* Effect.flip(check).pipe(Effect.ensuring(Effect.sync(() => app.rpc.setFault(null))))
       expect(down).toMatchObject({ _tag: "UpstreamUnavailable", error: expect.stringMatching(/registration/) })
       const { pvk } = yield* registration(wallet)
       const ready = yield* check
