@@ -17,6 +17,7 @@ import Idempotency from "../../migrations/0013_idempotency.ts"
 import ApiKeys from "../../migrations/0014_api_keys.ts"
 import Archive from "../../migrations/0015_archive.ts"
 import Webhooks from "../../migrations/0016_webhooks.ts"
+import RateLimitsUnlogged from "../../migrations/0017_rate_limits_unlogged.ts"
 import { PgLive } from "./PgLive.ts"
 
 /** Migrations are listed here so that they ship with the code; PgMigrator records which ran. */
@@ -33,7 +34,8 @@ export const MigratorLive = PgMigrator.layer({
     "0013_idempotency": Idempotency,
     "0014_api_keys": ApiKeys,
     "0015_archive": Archive,
-    "0016_webhooks": Webhooks
+    "0016_webhooks": Webhooks,
+    "0017_rate_limits_unlogged": RateLimitsUnlogged
   })
 }).pipe(Layer.provide(NodeContext.layer))
 
