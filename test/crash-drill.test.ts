@@ -13,7 +13,12 @@ import { backend, freshDatabase } from "./support/TestDatabase.ts"
 import { innerTransfer } from "./support/Transfer.ts"
 
 const LEDGER_MS = 1_000
-const FAST = { RECONCILE_INTERVAL: "1 second" }
+/**
+ * The reconciler backs a submission off while Stellar RPC fails for it, doubling up to WORKER_MAX_BACKOFF (30 s by
+ * default): sends dropped for ~6 s could hold a transfer back past the drill's 30-second settling window. 4 s keeps
+ * the drill about truth, not about the backoff's ceiling.
+ */
+const FAST = { RECONCILE_INTERVAL: "1 second", WORKER_MAX_BACKOFF: "4 seconds" }
 const BATCH_ACCOUNTS = 3
 const PER_ACCOUNT = 2
 const TRANSFERS = 6

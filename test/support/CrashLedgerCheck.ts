@@ -54,7 +54,14 @@ export const ledgerRecord = (rpc: LoopbackRpc, payments: ReadonlyArray<Payment>)
     const sent = rpc.transactions.filter((tx) => tx.innerHash === payment.innerHash)
     const landed = sent.filter((tx) => tx.status === "SUCCESS")
     if (sent.length > 1) issues.push(`${payment.label}: sent to the network as ${sent.length} different transactions (${sent.map((t) => short(t.hash)).join(", ")})`)
-    if (landed.length !== 1) issues.push(`${payment.label}: landed ${landed.length} times (ledger statuses: ${sent.map((t) => t.status).join(", ") || "never sent"})`)
+    if (landed.length !== 1) {
+      // What each send that reached the ledger was answered, to tell a refusal (TRY_AGAIN_LATER, txBadSeq) from silence.
+      const answers = sent.flatMap((t) => t.sends.map((send) => `${send.status}${send.errorCode === undefined ? "" : ` ${send.errorCode}`}`))
+      issues.push(
+        `${payment.label}: landed ${landed.length} times (ledger statuses: ${sent.map((t) => t.status).join(", ") || "never sent"}; ` +
+          `sends answered: ${answers.join(", ") || "none"})`
+      )
+    }
     return { payment, landed: landed.length === 1 ? landed[0]!.hash : undefined }
   })
   const sends = rpc.transactions.map((tx) => rpc.sendCount(tx.hash))
