@@ -2,6 +2,7 @@ import { Reactivity } from "@effect/experimental"
 import { describe, expect, it } from "@effect/vitest"
 import { Networks, TransactionBuilder } from "@stellar/stellar-sdk"
 import { Effect } from "effect"
+import { writeFileSync } from "node:fs"
 import { call } from "./support/Client.ts"
 import { postTransfer, retryTransfer } from "./support/CrashDrillClient.ts"
 import { crashDrillPayroll } from "./support/CrashDrillPayroll.ts"
@@ -183,6 +184,10 @@ describe(`crash drill (${backend})`, () => {
           `payments landed once, ${record.issues.length} ledger issues, at most ${record.maxSends} sends of one envelope; ` +
           `items truthful ${truthful}/${checks.length} (${tally(checks)}); ${((Date.now() - began) / 1000).toFixed(1)} s in all`
       )
+      if (process.env.CRASH_DRILL_LOGS !== undefined && record.issues.length > 0) {
+        writeFileSync(`${process.env.CRASH_DRILL_LOGS}/first-${began}.log`, first.output())
+        writeFileSync(`${process.env.CRASH_DRILL_LOGS}/second-${began}.log`, second.output())
+      }
       expect([...record.issues, ...checks.filter((c) => !c.truthful).map((c) => c.detail)]).toEqual([])
       expect(truthful).toBe(checks.length)
     }).pipe(Effect.scoped), 90_000)

@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { Keypair, rpc } from "@stellar/stellar-sdk"
+import { FeeBumpTransaction, Keypair, Networks, rpc, TransactionBuilder } from "@stellar/stellar-sdk"
 import { Effect, Either, Option, Schedule } from "effect"
 import { BatchRun, JobItem } from "../src/Domain/Batch.ts"
 import { StellarAddress } from "../src/Domain/Stellar.ts"
@@ -136,23 +136,43 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 20 }), { excludeTestServices: true }
   it.effect("an outage that ends mid-run: the account's next item waits for the unsent one instead of failing txBadSeq", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
-      const { wallet, token } = yield* walletEmployer(app)
-      const client = yield* api(app, token)
-      const sequence = app.rpc.account(wallet.publicKey())!.sequence
-      const signed = [0n, 1n, 2n].map((k) => innerTransfer(app, wallet, { sequence: sequence + k }))
-      // Only the first item's send fails (its four tries): it is recorded ERROR and left to the reconciler, and the
-      // run goes on to the next item at once, with the network back.
-      app.rpc.setFault({ kind: "http500" }, { methods: ["sendTransaction"], times: 4 })
-      const { jobId } = yield* client.batchRuns.start({ payload: new BatchRun({ transactions: signed.map((signedXDR) => new JobItem({ signedXDR })) }) })
-      const poll = client.batchRuns.poll({ path: { jobId } })
-      const done = yield* poll.pipe(
-        Effect.filterOrFail((job) => job.results.length === 3 && job.results.every((r) => r.status === "SUCCESS"), (job) => job),
-        Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("15 seconds"))),
-        Effect.orElse(() => poll)
-      )
-      expect(done.results.map((r) => [r.status, r.error])).toEqual([["SUCCESS", undefined], ["SUCCESS", undefined], ["SUCCESS", undefined]])
-      const mine = app.rpc.transactions.filter((t) => t.source === wallet.publicKey())
-      expect(mine.map((t) => t.status)).toEqual(["SUCCESS", "SUCCESS", "SUCCESS"])
+      // The first item's four tries fail: it is recorded ERROR and left to the reconciler, and the run goes on to the
+      // next item at once, with the network back: a plain txBadSeq. Then again, with the next item's first try failing
+      // too: its txBadSeq is unconfirmed (that try might have reached the network), and must not be followed as if it
+      // had been accepted either.
+      for (const unconfirmed of [false, true]) {
+        const { wallet, token } = yield* walletEmployer(app)
+        const client = yield* api(app, token)
+        const sequence = app.rpc.account(wallet.publicKey())!.sequence
+        const signed = [0n, 1n, 2n].map((k) => innerTransfer(app, wallet, { sequence: sequence + k }))
+        const innerHash = (xdr: string) => {
+          const tx = TransactionBuilder.fromXDR(xdr, Networks.TESTNET)
+          return Buffer.from((tx instanceof FeeBumpTransaction ? tx.innerTransaction : tx).hash()).toString("hex")
+        }
+        // How many of each item's sends fail before reaching the network: the first item's four tries in the run and
+        // the reconciler's first resend (four tries), so that it is not on the ledger when the next item is sent.
+        const failing = new Map([[innerHash(signed[0]!), 8], [innerHash(signed[1]!), unconfirmed ? 1 : 0]])
+        app.rpc.setFault({ kind: "http500" }, {
+          methods: ["sendTransaction"],
+          when: (params) => {
+            const hash = innerHash(String((params as { transaction?: unknown }).transaction))
+            const left = failing.get(hash) ?? 0
+            if (left > 0) failing.set(hash, left - 1)
+            return left > 0
+          }
+        })
+        const { jobId } = yield* client.batchRuns.start({ payload: new BatchRun({ transactions: signed.map((signedXDR) => new JobItem({ signedXDR })) }) })
+        const poll = client.batchRuns.poll({ path: { jobId } })
+        const done = yield* poll.pipe(
+          Effect.filterOrFail((job) => job.results.length === 3 && job.results.every((r) => r.status === "SUCCESS"), (job) => job),
+          Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("15 seconds"))),
+          Effect.orElse(() => poll)
+        )
+        expect(done.results.map((r) => [r.status, r.error])).toEqual([["SUCCESS", undefined], ["SUCCESS", undefined], ["SUCCESS", undefined]])
+        const mine = app.rpc.transactions.filter((t) => t.source === wallet.publicKey())
+        expect(mine.map((t) => t.status)).toEqual(["SUCCESS", "SUCCESS", "SUCCESS"])
+        app.rpc.setFault(null)
+      }
     }))
 
   it.effect("getTransaction answers whose XDR the SDK cannot decode still settle, SUCCESS and FAILED alike", () =>

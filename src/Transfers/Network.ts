@@ -5,7 +5,11 @@ import { RpcClient, type RpcError, type RpcUnreadable } from "../Stellar/RpcClie
 import { resultCodeOf } from "./ResultCode.ts"
 
 export type SendOutcome = Data.TaggedEnum<{
-  Accepted: {}
+  /**
+   * Taken by the node; or, with `unconfirmed`, answered ERROR (that result code) where the transaction may have
+   * reached the network before (after a transport failure, or on a resend): followed like an accepted one.
+   */
+  Accepted: { readonly unconfirmed?: string }
   Rejected: { readonly code: string }
   /** TRY_AGAIN_LATER until the transaction's deadline: never queued by the node. */
   Busy: {}
@@ -92,13 +96,13 @@ export class Network extends Effect.Service<Network>()("Transfers/Network", {
           switch (answer.status) {
             case "PENDING":
             case "DUPLICATE":
-              return Effect.as(remember(answer.hash, ledger), SendOutcome.Accepted())
+              return Effect.as(remember(answer.hash, ledger), SendOutcome.Accepted({}))
             case "TRY_AGAIN_LATER":
               return Effect.fail(tryAgainLater)
             case "ERROR":
               // An ambiguous one may have landed already: its poll looks at once.
               return ambiguous
-                ? Effect.as(remember(answer.hash, ledger - 1), SendOutcome.Accepted())
+                ? Effect.as(remember(answer.hash, ledger - 1), SendOutcome.Accepted({ unconfirmed: resultCodeOf(answer.errorResultXdr) }))
                 : Effect.succeed(SendOutcome.Rejected({
                   code: resultCodeOf(answer.errorResultXdr)
                 }))

@@ -91,15 +91,17 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
       })
 
     /**
-     * Sends in the account's turn. A txBadSeq while an earlier transaction of the account is recorded but not on the
-     * ledger (its send failed during an outage and the reconciler sends it again; a batch run goes on to the next
-     * item meanwhile) is not this transaction's fault: it waits for that one, then is sent again.
+     * Sends in the account's turn. A txBadSeq while an earlier transaction of the account is recorded but not final
+     * here (its send failed during an outage and the reconciler sends it again; a batch run goes on to the next item
+     * meanwhile) is not this transaction's fault: it waits for that one, then is sent again. That holds for an
+     * unconfirmed txBadSeq too (after a transport failure): a transaction cannot have landed before the one ahead of
+     * it; the send after the wait stays unconfirmed, since this one may then have landed in the meantime.
      */
-    const sendInTurn = (row: Submission, tx: FeeBumpTransaction, deadline: Date): Effect.Effect<SendOutcome, ServiceUnavailable> =>
-      Effect.flatMap(network.send(tx, deadline), (sent) =>
-        sent._tag === "Rejected" && sent.code === "txBadSeq"
+    const sendInTurn = (row: Submission, tx: FeeBumpTransaction, deadline: Date, resend = false): Effect.Effect<SendOutcome, ServiceUnavailable> =>
+      Effect.flatMap(network.send(tx, deadline, { resend }), (sent) =>
+        (sent._tag === "Rejected" && sent.code === "txBadSeq") || (sent._tag === "Accepted" && sent.unconfirmed === "txBadSeq")
           ? Effect.flatMap(earlierSettled(row, tx.innerTransaction.sequence, deadline), (settled) =>
-            settled ? sendInTurn(row, tx, deadline) : Effect.succeed(sent))
+            settled ? sendInTurn(row, tx, deadline, resend || sent._tag === "Accepted") : Effect.succeed(sent))
           : Effect.succeed(sent))
 
     const drive = (row: Submission, tx: FeeBumpTransaction, deadline: Date) =>

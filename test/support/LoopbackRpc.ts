@@ -94,7 +94,12 @@ export class LoopbackRpc {
   readonly #contracts = new Map<string, Map<string, ContractHandler>>() // contractId -> fn -> handler
   readonly #tokens = new Map<string, LoopbackConfidentialToken>()
   readonly #calls: Array<LoopbackCall> = []
-  #fault: { fault: LoopbackFault; methods: ReadonlySet<string> | undefined; remaining: number } | null = null
+  #fault: {
+    fault: LoopbackFault
+    methods: ReadonlySet<string> | undefined
+    remaining: number
+    when: ((params: unknown) => boolean) | undefined
+  } | null = null
   #rewrites: Array<{ method: string; rewrite: AnswerRewrite; when: (params: unknown) => boolean; remaining: number }> = []
 
   /** The method table: each entry returns the raw JSON result exactly as stellar-rpc would. */
@@ -281,11 +286,15 @@ export class LoopbackRpc {
 
   /**
    * Injects a fault, checked before method dispatch. `methods` limits it to those JSON-RPC methods;
-   * `times` makes it apply to that many matching requests, after which it clears itself.
+   * `times` makes it apply to that many matching requests, after which it clears itself; `when` limits it to requests
+   * whose params satisfy it (e.g. one transaction's sends).
    */
-  setFault(fault: LoopbackFault | null, options?: { methods?: ReadonlyArray<string>; times?: number }): void {
+  setFault(
+    fault: LoopbackFault | null,
+    options?: { methods?: ReadonlyArray<string>; times?: number; when?: (params: unknown) => boolean }
+  ): void {
     const methods = options?.methods === undefined ? undefined : new Set(options.methods)
-    this.#fault = fault === null ? null : { fault, methods, remaining: options?.times ?? Number.POSITIVE_INFINITY }
+    this.#fault = fault === null ? null : { fault, methods, remaining: options?.times ?? Number.POSITIVE_INFINITY, when: options?.when }
   }
 
   /**
@@ -366,7 +375,7 @@ export class LoopbackRpc {
     const id = request?.id ?? null
     this.#calls.push({ method: method ?? "", params: request?.params })
 
-    const fault = this.#takeFault(method)
+    const fault = this.#takeFault(method, request?.params)
     if (fault !== undefined) {
       switch (fault.kind) {
         case "http500":
@@ -405,10 +414,11 @@ export class LoopbackRpc {
     return entry.rewrite(result, params)
   }
 
-  #takeFault(method: string | undefined): LoopbackFault | undefined {
+  #takeFault(method: string | undefined, params: unknown): LoopbackFault | undefined {
     const active = this.#fault
     if (active === null) return undefined
     if (active.methods !== undefined && (method === undefined || !active.methods.has(method))) return undefined
+    if (active.when !== undefined && !active.when(params)) return undefined
     active.remaining -= 1
     if (active.remaining <= 0) this.#fault = null
     return active.fault

@@ -109,7 +109,7 @@ const transfer = (tx: FeeBumpTransaction) =>
   Effect.gen(function*() {
     const network = yield* Network
     const deadline = new Date((yield* Clock.currentTimeMillis) + 60_000)
-    expect(yield* network.send(tx, deadline)).toEqual(SendOutcome.Accepted())
+    expect(yield* network.send(tx, deadline)).toEqual(SendOutcome.Accepted({}))
     return yield* network.poll(Buffer.from(tx.hash()).toString("hex"), deadline, Number.MAX_SAFE_INTEGER)
   })
 

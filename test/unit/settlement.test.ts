@@ -48,8 +48,8 @@ describe("Network", () => {
       Effect.gen(function*() {
         const network = yield* Network
         ledger.scriptSend("PENDING", "DUPLICATE")
-        expect(yield* network.send((yield* feeBumped).tx, yield* soon())).toEqual(SendOutcome.Accepted())
-        expect(yield* network.send((yield* feeBumped).tx, yield* soon())).toEqual(SendOutcome.Accepted())
+        expect(yield* network.send((yield* feeBumped).tx, yield* soon())).toEqual(SendOutcome.Accepted({}))
+        expect(yield* network.send((yield* feeBumped).tx, yield* soon())).toEqual(SendOutcome.Accepted({}))
       }))
 
     it.effect("ERROR on a first send is a rejection with the decoded result code", () =>
@@ -63,21 +63,23 @@ describe("Network", () => {
       Effect.gen(function*() {
         const network = yield* Network
         ledger.scriptSend("transport", { error: "txBadSeq" })
-        expect(yield* onClock(network.send((yield* feeBumped).tx, yield* soon()))).toEqual(SendOutcome.Accepted())
+        expect(yield* onClock(network.send((yield* feeBumped).tx, yield* soon()))).toEqual(SendOutcome.Accepted({ unconfirmed: "txBadSeq" }))
       }))
 
     it.effect("ERROR on a resend is ambiguous too", () =>
       Effect.gen(function*() {
         const network = yield* Network
         ledger.scriptSend({ error: "txInsufficientFee" })
-        expect(yield* network.send((yield* feeBumped).tx, yield* soon(), { resend: true })).toEqual(SendOutcome.Accepted())
+        expect(yield* network.send((yield* feeBumped).tx, yield* soon(), { resend: true })).toEqual(
+          SendOutcome.Accepted({ unconfirmed: "txInsufficientFee" })
+        )
       }))
 
     it.effect("TRY_AGAIN_LATER is resent until accepted, or is Busy at the deadline", () =>
       Effect.gen(function*() {
         const network = yield* Network
         ledger.scriptSend("TRY_AGAIN_LATER", "TRY_AGAIN_LATER", "PENDING")
-        expect(yield* onClock(network.send((yield* feeBumped).tx, yield* soon()))).toEqual(SendOutcome.Accepted())
+        expect(yield* onClock(network.send((yield* feeBumped).tx, yield* soon()))).toEqual(SendOutcome.Accepted({}))
         ledger.scriptSend(...Array.from({ length: 1_000 }, () => "TRY_AGAIN_LATER" as const))
         const busy = yield* onClock(network.send((yield* feeBumped).tx, yield* soon(5_000)))
         expect(busy).toEqual(SendOutcome.Busy())
@@ -246,7 +248,7 @@ describe("Settle", () => {
           "inner: pending|submitted -> rejected",
           "inner: quota released"
         ])
-        expect(yield* settled(settle.afterSend(row({ state: "pending" }), SendOutcome.Accepted()))).toEqual([
+        expect(yield* settled(settle.afterSend(row({ state: "pending" }), SendOutcome.Accepted({})))).toEqual([
           "inner: pending -> submitted"
         ])
         expect(yield* settled(settle.afterSend(row(), SendOutcome.Busy()))).toEqual([])
