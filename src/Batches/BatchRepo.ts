@@ -3,7 +3,15 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import { randomUUID } from "node:crypto"
-import { BatchFromRow, BatchStatus, ContractorPayoutFromRow, PayoutFromRow, PayoutStatus } from "../Domain/Batch.ts"
+import {
+  batchFromRow,
+  BatchFromRow,
+  BatchStatus,
+  ContractorPayoutFromRow,
+  payoutFromRow,
+  PayoutFromRow,
+  PayoutStatus
+} from "../Domain/Batch.ts"
 import type { ServiceUnavailable } from "../Domain/Errors.ts"
 import { BatchId, ContractorId, OrgId, PayoutId } from "../Domain/Ids.ts"
 import { keysetPages, type KeysetQuery } from "../Sql/KeysetPage.ts"
@@ -97,7 +105,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
     })
     const find = (orgId: OrgId, id: BatchId) => findBatch({ orgId, id }).pipe(orUnavailable, Effect.withSpan("BatchRepo.find"))
 
-    const page = keysetPages(sql, { table: "batches", columns: BATCH, Row: BatchFromRow })
+    const page = keysetPages(sql, { table: "batches", columns: BATCH, fromRow: batchFromRow })
     const list = (orgId: OrgId, query: ListQuery) =>
       page([
         sql`org_id = ${orgId}`,
@@ -163,7 +171,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
         return gone.length === 1
       }).pipe(typed)
 
-    const payoutPage = keysetPages(sql, { table: "payouts", columns: PAYOUT, Row: PayoutFromRow })
+    const payoutPage = keysetPages(sql, { table: "payouts", columns: PAYOUT, fromRow: payoutFromRow })
     /** One page of a batch's payouts, newest first (`limit + 1` rows, see keysetPages). */
     const payouts = (batchId: BatchId, query: KeysetQuery) =>
       payoutPage([sql`batch_id = ${batchId}`], query).pipe(Effect.withSpan("BatchRepo.payouts"))

@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Option, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
-import { Contractor, type ContractorChanges, ContractorStatus, type NewContractor } from "../Domain/Contractor.ts"
+import { Contractor, type ContractorChanges, contractorFromRow, ContractorStatus, type NewContractor } from "../Domain/Contractor.ts"
 import { ContractorId, OrgId } from "../Domain/Ids.ts"
 import { isUniqueViolation, orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
 import { keysetPages, type KeysetQuery } from "../Sql/KeysetPage.ts"
@@ -80,7 +80,7 @@ export class ContractorRepo extends Effect.Service<ContractorRepo>()("Contractor
         Effect.withSpan("ContractorRepo.taken")
       )
 
-    const page = keysetPages(sql, { table: "contractors", columns: COLUMNS, Row: Contractor })
+    const page = keysetPages(sql, { table: "contractors", columns: COLUMNS, fromRow: contractorFromRow })
 
     const list = (orgId: OrgId, query: ListQuery) =>
       page([

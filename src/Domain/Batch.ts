@@ -58,6 +58,40 @@ export const BatchFromRow = fromRow(Batch, {
   completedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate)
 })
 
+/** An optional time as the API writes it: absent when there is none. */
+const isoOrAbsent = <K extends string>(key: K, value: Option.Option<DateTime.Utc>) =>
+  Option.isSome(value) ? { [key]: DateTime.formatIso(value.value) } as { [P in K]: string } : undefined
+
+/**
+ * A `batches` row into the Batch, and the Batch as the API writes it, without Schema's decoder and encoder: the list
+ * of batches reads up to 101 rows a request. Columns the service wrote or the database constrains are not checked
+ * again. test/unit/row-codecs.test.ts holds both to `BatchFromRow` and `Batch`'s encoding on generated batches.
+ */
+export const batchFromRow = (row: typeof BatchFromRow.Encoded): Batch =>
+  new Batch({
+    id: row.id as BatchId,
+    name: row.name,
+    status: row.status,
+    payoutCount: row.payoutCount,
+    settledCount: row.settledCount,
+    failedCount: row.failedCount,
+    createdAt: DateTime.unsafeFromDate(row.createdAt),
+    startedAt: row.startedAt === null ? Option.none() : Option.some(DateTime.unsafeFromDate(row.startedAt)),
+    completedAt: row.completedAt === null ? Option.none() : Option.some(DateTime.unsafeFromDate(row.completedAt))
+  }, { disableValidation: true })
+
+export const batchToJson = (batch: Batch): typeof Batch.Encoded => ({
+  id: batch.id,
+  name: batch.name,
+  status: batch.status,
+  payoutCount: batch.payoutCount,
+  settledCount: batch.settledCount,
+  failedCount: batch.failedCount,
+  createdAt: DateTime.formatIso(batch.createdAt),
+  ...isoOrAbsent("startedAt", batch.startedAt),
+  ...isoOrAbsent("completedAt", batch.completedAt)
+})
+
 const PayoutFields = {
   id: PayoutId.annotations({ description: "The payout's id (the `payoutId` of a transfer that pays it)" }),
   batchId: BatchId.annotations({ description: "The batch it belongs to" }),
@@ -96,6 +130,30 @@ export const PayoutFromRow = fromRow(Payout, {
   error: Schema.OptionFromNullOr(Schema.String),
   createdAt: Schema.DateTimeUtcFromDate,
   updatedAt: Schema.DateTimeUtcFromDate
+})
+
+/** The payout's counterparts of `batchFromRow` and `batchToJson`, for the pages of a batch's payouts. */
+export const payoutFromRow = (row: typeof PayoutFromRow.Encoded): Payout =>
+  new Payout({
+    id: row.id as PayoutId,
+    batchId: row.batchId as BatchId,
+    contractorId: row.contractorId as ContractorId,
+    status: row.status,
+    hash: Option.fromNullable(row.hash),
+    error: Option.fromNullable(row.error),
+    createdAt: DateTime.unsafeFromDate(row.createdAt),
+    updatedAt: DateTime.unsafeFromDate(row.updatedAt)
+  }, { disableValidation: true })
+
+export const payoutToJson = (payout: Payout): typeof Payout.Encoded => ({
+  id: payout.id,
+  batchId: payout.batchId,
+  contractorId: payout.contractorId,
+  status: payout.status,
+  ...(Option.isSome(payout.hash) ? { hash: payout.hash.value } : undefined),
+  ...(Option.isSome(payout.error) ? { error: payout.error.value } : undefined),
+  createdAt: DateTime.formatIso(payout.createdAt),
+  updatedAt: DateTime.formatIso(payout.updatedAt)
 })
 
 const CreateBatchFields = {

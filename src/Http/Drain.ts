@@ -1,5 +1,5 @@
 import { HttpApp, HttpServerResponse } from "@effect/platform"
-import { Clock, Duration, Effect, type Fiber, Layer, Option, Ref, Stream, SubscriptionRef } from "effect"
+import { Clock, Duration, Effect, type Fiber, Layer, Option } from "effect"
 import type { Server } from "node:http"
 import { Server as NetServer } from "node:net"
 import { OperationsConfig } from "../Config.ts"
@@ -11,54 +11,58 @@ import { OperationsConfig } from "../Config.ts"
 export class Drain extends Effect.Service<Drain>()("Health/Drain", {
   effect: Effect.gen(function*() {
     const { shutdownTimeout } = yield* OperationsConfig
-    const inFlight = yield* SubscriptionRef.make(0)
-    const deadline = yield* Ref.make(Option.none<number>())
+    /** When the drain must end (epoch ms), once it has begun. Read on every answer, so a plain variable. */
+    let deadline: number | undefined
 
-    const draining = Effect.map(Ref.get(deadline), Option.isSome)
+    const draining = Effect.sync(() => deadline !== undefined)
 
     /** What is left of SHUTDOWN_TIMEOUT since the signal (all of it while not draining). */
     const remaining = Effect.gen(function*() {
-      const until = yield* Ref.get(deadline)
-      if (Option.isNone(until)) return shutdownTimeout
-      return Duration.millis(Math.max(0, until.value - (yield* Clock.currentTimeMillis)))
+      if (deadline === undefined) return shutdownTimeout
+      return Duration.millis(Math.max(0, deadline - (yield* Clock.currentTimeMillis)))
     })
 
     /** Once draining, every answer closes its connection, so kept-alive clients reconnect to another instance. */
     const closeWhenDraining: HttpApp.PreResponseHandler = (_request, response) =>
-      Effect.map(draining, (yes) => yes ? HttpServerResponse.setHeader(response, "connection", "close") : response)
+      Effect.succeed(deadline === undefined ? response : HttpServerResponse.setHeader(response, "connection", "close"))
 
+    /**
+     * The requests in flight, counted on every request: a plain set (its size is the count) and a latch opened when
+     * the last one leaves, rather than a SubscriptionRef whose every update takes a lock and publishes a change.
+     */
     const requests = new Set<Fiber.RuntimeFiber<unknown, unknown>>()
+    const empty = Effect.unsafeMakeLatch(true)
 
-    /** Counts a request in flight until its answer is written and every finalizer of its fiber has run. */
     const track = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
       Effect.withFiberRuntime((fiber) =>
         Effect.acquireUseRelease(
-          Effect.zipRight(Effect.sync(() => requests.add(fiber)), SubscriptionRef.update(inFlight, (n) => n + 1)),
+          Effect.sync(() => {
+            requests.add(fiber)
+            empty.unsafeClose()
+          }),
           () => Effect.zipRight(HttpApp.appendPreResponseHandler(closeWhenDraining), app),
-          () => Effect.zipRight(Effect.sync(() => requests.delete(fiber)), SubscriptionRef.update(inFlight, (n) => n - 1))
+          () =>
+            Effect.sync(() => {
+              requests.delete(fiber)
+              if (requests.size === 0) empty.unsafeOpen()
+            })
         )
       )
 
-    const idle = inFlight.changes.pipe(Stream.filter((n) => n === 0), Stream.take(1), Stream.runDrain, Effect.interruptible)
+    const idle = Effect.interruptible(empty.await)
 
-    /**
-     * Stops accepting connections but keeps the established ones, so a request that arrives on a kept-alive
-     * connection is still answered (with `Connection: close`); waits for every request in flight, at most
-     * SHUTDOWN_TIMEOUT. Past it, the requests left are interrupted: their fibers release what they hold (a
-     * transfer's lease goes to the reconciler) and they answer 503. Connections that still hang are then closed.
-     */
     const shutdown = (server: Server) =>
       Effect.gen(function*() {
         const started = yield* Clock.currentTimeMillis
-        yield* Ref.set(deadline, Option.some(started + Duration.toMillis(shutdownTimeout)))
+        deadline = started + Duration.toMillis(shutdownTimeout)
         yield* Effect.logInfo("shutting down: draining requests in flight").pipe(
-          Effect.annotateLogs({ inFlight: yield* SubscriptionRef.get(inFlight) })
+          Effect.annotateLogs({ inFlight: requests.size })
         )
         NetServer.prototype.close.call(server)
         const drained = yield* Effect.timeoutOption(idle, shutdownTimeout)
         if (Option.isNone(drained)) {
           yield* Effect.logWarning("SHUTDOWN_TIMEOUT reached: cutting off the requests still in flight").pipe(
-            Effect.annotateLogs({ inFlight: yield* SubscriptionRef.get(inFlight) })
+            Effect.annotateLogs({ inFlight: requests.size })
           )
           const self = yield* Effect.fiberId
           yield* Effect.forEach(requests, (fiber) => fiber.interruptAsFork(self), { discard: true })

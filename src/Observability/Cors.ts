@@ -18,12 +18,21 @@ const EXPOSED = "retry-after, ratelimit, ratelimit-policy, x-request-id, idempot
 const ALLOWED_HEADERS = ["authorization", "content-type", "x-request-id", "idempotency-key"]
 
 /** The methods of the any-origin route a request target (origin or absolute form) names, if it names one. */
-const anyOriginMethods = (url: string) => {
+/** A request target's path as a URL parser reads it; a plain `/path?query` without building a URL (every request). */
+const pathOf = (url: string) => {
+  const query = url.indexOf("?")
+  const path = query === -1 ? url : url.slice(0, query)
+  if (path.startsWith("/") && !path.startsWith("//") && !/[%#\\]|\/\./.test(path)) return path
   try {
-    return ANY_ORIGIN_ROUTES[new URL(url, "http://localhost").pathname]
+    return new URL(url, "http://localhost").pathname
   } catch {
     return undefined
   }
+}
+
+const anyOriginMethods = (url: string) => {
+  const path = pathOf(url)
+  return path !== undefined && Object.hasOwn(ANY_ORIGIN_ROUTES, path) ? ANY_ORIGIN_ROUTES[path] : undefined
 }
 
 const anyOrigin = (response: HttpServerResponse.HttpServerResponse) =>

@@ -1,4 +1,4 @@
-import { Clock, Effect, Exit, Metric, MetricBoundaries } from "effect"
+import { Clock, Effect, Exit, Metric, MetricBoundaries, MetricKey, type MetricKeyType, MetricLabel } from "effect"
 
 /**
  * Every metric the service exports (`GET /metrics`, Prometheus text), defined once so each feature only records.
@@ -9,8 +9,24 @@ import { Clock, Effect, Exit, Metric, MetricBoundaries } from "effect"
 const latencyBoundaries = MetricBoundaries.exponential({ start: 0.005, factor: 2, count: 13 })
 
 /** HTTP requests, tagged `route` (the matched route template, never a raw path with tokens) and `status`. */
-export const httpRequests = Metric.counter("http_requests_total", { description: "HTTP requests answered", incremental: true })
-export const httpDuration = Metric.histogram("http_request_duration_seconds", latencyBoundaries, "HTTP request latency")
+const httpRequestsKey = MetricKey.counter("http_requests_total", { description: "HTTP requests answered", incremental: true })
+const httpDurationKey = MetricKey.histogram("http_request_duration_seconds", latencyBoundaries, "HTTP request latency")
+export const httpRequests = Metric.fromMetricKey(httpRequestsKey)
+
+/**
+ * A metric whose tags are part of its key. `Metric.tagged` adds its tags on every update, in a new array, so each
+ * update looks the tagged key up in the registry again (hashing it); this key is looked up once, on its first update.
+ */
+const taggedOnce = <Type extends MetricKeyType.MetricKeyType<any, any>>(
+  key: MetricKey.MetricKey<Type>,
+  tags: Readonly<Record<string, string>>
+) => Metric.fromMetricKey(MetricKey.taggedWithLabels(key, Object.entries(tags).map(([name, value]) => MetricLabel.make(name, value))))
+
+/** The two metrics of an HTTP route and status, to be made once each (AccessLog keeps them). */
+export const httpMetricsOf = (route: string, status: string) => ({
+  requests: taggedOnce(httpRequestsKey, { route, status }),
+  duration: taggedOnce(httpDurationKey, { route, status })
+})
 
 /** Final outcomes of sponsored transfers, tagged `outcome` (SUCCESS, FAILED, REJECTED, EXPIRED). */
 export const transferOutcomes = Metric.counter("transfers_total", { description: "transfers by final outcome", incremental: true })
