@@ -5,7 +5,7 @@ import { fork } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
 import { createHmac, randomBytes, randomUUID } from "node:crypto"
 import { Agent, request } from "node:http"
-import { mkdtemp, rm } from "node:fs/promises"
+import { mkdtemp, readFile, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
 import { performance } from "node:perf_hooks"
@@ -145,12 +145,12 @@ export const call = (
   base: string,
   method: "GET" | "POST",
   path: string,
-  options: { readonly json?: unknown; readonly token?: string } = {}
+  options: { readonly json?: unknown; readonly token?: string; readonly headers?: Readonly<Record<string, string>> } = {}
 ): Promise<Reply> =>
   new Promise((resolve, reject) => {
     const url = new URL(path, base)
     const payload = options.json === undefined ? undefined : JSON.stringify(options.json)
-    const headers: Record<string, string | number> = {}
+    const headers: Record<string, string | number> = { ...options.headers }
     if (payload !== undefined) {
       headers["content-type"] = "application/json"
       headers["content-length"] = Buffer.byteLength(payload)
@@ -260,7 +260,8 @@ export const expectOk = (what: string, reply: Reply) => {
 
 /**
  * The service's settings in a benchmark: `db`, the loopback RPC, fresh keys (`sponsor` pays the fees), the token
- * `contract` allowed by the sponsor, sign-in not rate-limited, issuer `issuer`; `extra` adds or overrides.
+ * `contract` allowed by the sponsor, sign-in and the archive not rate-limited (each request still counted), issuer
+ * `issuer`; `extra` adds or overrides.
  */
 export const serviceEnv = (
   rpc: { readonly url: string },
@@ -279,6 +280,7 @@ export const serviceEnv = (
     FAUCET_SECRET: Keypair.random().secret(),
     ...(options.contract === undefined ? {} : { CONFIDENTIAL_TOKEN_CONTRACT: options.contract, SPONSOR_ALLOWED_CONTRACTS: options.contract }),
     AUTH_RATE_LIMIT: "1000000",
+    ARCHIVE_RATE_LIMIT: "1000000000",
     PUBLIC_URL: options.issuer,
     ...extra
   })
@@ -394,4 +396,15 @@ export const freshDatabase = async (label: string, serverUrl: string | undefined
       await removeDir()
     }
   })
+}
+
+/**
+ * How to reach `db` directly (bench set-up SQL): the server's database, or the embedded cluster a process started in
+ * its `dataDir` (the port in `pg/postmaster.pid`, the password in `pg.password`, as src/Sql/Embedded.ts keeps them).
+ */
+export const databaseConnection = async (db: BenchDatabase): Promise<pg.ClientConfig> => {
+  if (db.url !== undefined) return { connectionString: db.url }
+  const pid = await readFile(Path.join(db.dataDir, "pg", "postmaster.pid"), "utf8")
+  const password = (await readFile(Path.join(db.dataDir, "pg.password"), "utf8")).trim()
+  return { host: "127.0.0.1", port: Number(pid.split("\n")[3]), user: "postgres", password, database: "postgres" }
 }
