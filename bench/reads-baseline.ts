@@ -474,8 +474,8 @@ const listPayouts = async (req: IncomingMessage): Promise<unknown> => {
 
 // ---- GET /batch/{jobId} (src/Batches/BatchRuns.ts `poll`, JobRepo.ts, src/Transfers/SubmissionRepo.ts) ----
 
-const SUBMISSION =
-  "inner_hash, outer_hash, envelope, source, session_sub, org_id, payout_id, state, result_code, ledger, max_time, lease_until, created_at, updated_at"
+/** `SubmissionRepo.findMany`: the outcome's columns only. */
+const SUBMISSION = "inner_hash, outer_hash, state, result_code"
 const FINAL_STATES = new Set(["success", "failed", "rejected", "expired"])
 
 interface ResultRow {

@@ -7,7 +7,7 @@ import type { OrgId } from "../Domain/Ids.ts"
 import type { Session } from "../Domain/Session.ts"
 import { requireWallet } from "../Transfers/Submitter.ts"
 import { answerFor } from "../Transfers/Settle.ts"
-import { FINAL_STATES, type Submission, SubmissionRepo } from "../Transfers/SubmissionRepo.ts"
+import { FINAL_STATES, type SubmissionOutcome, SubmissionRepo } from "../Transfers/SubmissionRepo.ts"
 import { JobRepo, type ResultRow } from "./JobRepo.ts"
 import { itemResult } from "./ItemResult.ts"
 
@@ -32,7 +32,7 @@ export class BatchRuns extends Effect.Service<BatchRuns>()("Batches/BatchRuns", 
         const hashes = stored.map((r) => r.hash).filter((hash) => hash.length > 0)
         const rows = yield* submissions.findMany(orgId, hashes)
         if (rows.length === 0) return stored
-        const byHash = new Map<string, Submission>()
+        const byHash = new Map<string, SubmissionOutcome>()
         for (const row of rows) byHash.set(row.innerHash, row).set(row.outerHash, row)
         return yield* Effect.forEach(stored, (r) => {
           const row = byHash.get(r.hash)

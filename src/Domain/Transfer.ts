@@ -295,4 +295,8 @@ export const Submission = Schema.Struct({
   createdAt: Schema.ValidDateFromSelf,
   updatedAt: Schema.ValidDateFromSelf
 })
+
+/** What a submission's outcome is told from (`answerFor`): a batch run's poll reads only these, never the envelope. */
+export const SubmissionOutcome = Submission.pipe(Schema.pick("innerHash", "outerHash", "state", "resultCode"))
+export type SubmissionOutcome = typeof SubmissionOutcome.Type
 export type Submission = typeof Submission.Type

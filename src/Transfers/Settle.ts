@@ -1,6 +1,6 @@
 import { Clock, Effect, Match, Option } from "effect"
 import type { ServiceUnavailable } from "../Domain/Errors.ts"
-import { outcomeOf, TransferRejected, TransferResult, TransferTimeout } from "../Domain/Transfer.ts"
+import { outcomeOf, type SubmissionOutcome, TransferRejected, TransferResult, TransferTimeout } from "../Domain/Transfer.ts"
 import { countTransferOutcome } from "../Observability/Metrics.ts"
 import type { PollOutcome, SendOutcome } from "./Network.ts"
 import { SettlementHooks } from "./SettlementHooks.ts"
@@ -112,7 +112,7 @@ export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
 }) {}
 
 /** The HTTP answer for a submission in its current state. */
-export const answerFor = (row: Submission): Effect.Effect<TransferResult, TransferRejected | TransferTimeout> => {
+export const answerFor = (row: SubmissionOutcome): Effect.Effect<TransferResult, TransferRejected | TransferTimeout> => {
   switch (row.state) {
     case "success":
       return Effect.succeed(new TransferResult({ hash: row.outerHash, status: "SUCCESS" }))
