@@ -8,6 +8,7 @@ import { type ArchivedRow, EventRepo, type LedgerRange } from "./EventRepo.ts"
 
 const DEFAULT_LIMIT = 100
 
+/** An archived row as the API's event; not validated again (ingestion validated what it wrote). */
 const toEvent = (row: ArchivedRow) =>
   new ArchiveEvent({
     id: row.id,
@@ -19,7 +20,7 @@ const toEvent = (row: ArchivedRow) =>
     type: row.type,
     topics: row.topics,
     value: row.value
-  })
+  }, { disableValidation: true })
 
 /** Whether one contiguous ingested range holds every ledger of `[from, to]` (INDEXER.md C3). */
 const covers = (ranges: ReadonlyArray<LedgerRange>, from: number, to: number) =>
@@ -82,7 +83,7 @@ export class Archive extends Effect.Service<Archive>()("Archive/Archive", {
     const page = (rows: ReadonlyArray<ArchivedRow>, limit: number, complete: boolean) => {
       const events = rows.slice(0, limit).map(toEvent)
       const more = rows.length > limit
-      return new ArchiveEventPage({ events, cursor: more ? events[events.length - 1]!.id : null, complete })
+      return new ArchiveEventPage({ events, cursor: more ? events[events.length - 1]!.id : null, complete }, { disableValidation: true })
     }
 
     /** The token's whole event stream in a ledger range (C2, per contract). */

@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { orUnavailable } from "../Sql/Errors.ts"
+import { findAllTrusted } from "../Sql/TrustedRows.ts"
 import { attribute } from "./Attribution.ts"
 
 /** An archived event: the chain's record of it (INDEXER.md §3.1), topics and value base64 XDR as Stellar RPC sent them. */
@@ -198,7 +199,7 @@ export class EventRepo extends Effect.Service<EventRepo>()("Archive/EventRepo", 
         return fresh.length
       }).pipe(sql.withTransaction, orUnavailable, Effect.withSpan("EventRepo.commitPage", { attributes: { events: events.length } }))
 
-    const contractPage = SqlSchema.findAll({
+    const contractPage = findAllTrusted({
       Request: Schema.Struct({
         contractId: Schema.String,
         from: Schema.Int,
@@ -218,7 +219,7 @@ export class EventRepo extends Effect.Service<EventRepo>()("Archive/EventRepo", 
           LIMIT ${q.limit}`
     })
 
-    const accountPage = SqlSchema.findAll({
+    const accountPage = findAllTrusted({
       Request: Schema.Struct({
         contractId: Schema.String,
         account: Schema.String,

@@ -10,6 +10,7 @@ import {
   PayoutFromRow,
   payoutToJson
 } from "../../src/Domain/Batch.ts"
+import { ArchiveEventPage, archiveEventPageToJson } from "../../src/Archive/Event.ts"
 import { Contractor, contractorFromRow, contractorToJson } from "../../src/Domain/Contractor.ts"
 
 /**
@@ -59,3 +60,14 @@ holdsTo("contractor", {
 })
 holdsTo("batch", { Type: Batch, Row: BatchFromRow, Json: Batch, fromRow: batchFromRow, toJson: batchToJson })
 holdsTo("payout", { Type: Payout, Row: PayoutFromRow, Json: Payout, fromRow: payoutFromRow, toJson: payoutToJson })
+
+describe("the archive's hand-written page encoder", () => {
+  it("a page of events encodes as ArchiveEventPage encodes it, key for key", () => {
+    const encode = Schema.encodeSync(ArchiveEventPage)
+    fc.assert(fc.property(Arbitrary.make(ArchiveEventPage), (page) => {
+      const fast = archiveEventPageToJson(page)
+      expect(fast).toStrictEqual(encode(page))
+      expect(fast.events.map((event) => Object.keys(event))).toEqual(encode(page).events.map((event) => Object.keys(event)))
+    }), { numRuns: 200, seed: 18 })
+  })
+})
