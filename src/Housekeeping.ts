@@ -9,6 +9,7 @@ import { IdempotencyRepo } from "./Sql/IdempotencyRepo.ts"
 import { SubmissionRepo } from "./Transfers/SubmissionRepo.ts"
 import { repeatRounds } from "./Sql/Rounds.ts"
 import { DeliveryRepo } from "./Webhooks/DeliveryRepo.ts"
+import * as Spans from "./Observability/Spans.ts"
 
 
 /** At most this many batches per table and round, so one round stays short even with a large backlog. */
@@ -54,7 +55,7 @@ export class Housekeeping extends Effect.Service<Housekeeping>()("Housekeeping",
         return total
       })
 
-    const round = Effect.fn("Housekeeping.round")(function*() {
+    const round = Spans.fn("Housekeeping.round")(function*() {
       const now = yield* Clock.currentTimeMillis
       const ago = (duration: Duration.Duration) => new Date(now - Duration.toMillis(duration))
       const pruned: Pruned = {

@@ -4,6 +4,7 @@ import { type BatchJob, BatchRun, JobItem, MAX_BATCH_ITEMS, MAX_BODY_BYTES } fro
 import type { PayoutId } from "./Domain/Ids.ts"
 import { type BusyRetry, makeClient, type RetryBusy } from "./client.ts"
 import { type PayrollTransfer, runSignedPayroll, type SigningOptions } from "./PayrollJustInTime.ts"
+import * as Spans from "./Observability/Spans.ts"
 
 export type { PayrollSigner, PayrollTransfer, SignedResult, SigningOptions, SigningProgress } from "./PayrollJustInTime.ts"
 export { runSignedPayroll } from "./PayrollJustInTime.ts"
@@ -166,7 +167,7 @@ const runBatchPayroll = (
         ...(r.error === undefined ? {} : { error: r.error })
       }))
     ).sort((a, b) => a.i - b.i)
-  }).pipe(Effect.withSpan("PayrollClient.runPayroll"))
+  }).pipe(Spans.withSpan("PayrollClient.runPayroll"))
 
 /**
  * Runs a whole payroll, in one of two ways:

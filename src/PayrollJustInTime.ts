@@ -3,6 +3,7 @@ import type { PayoutId } from "./Domain/Ids.ts"
 import { StellarAddress } from "./Domain/Stellar.ts"
 import { PrepareTransferRequest, type PreparedTransfer, TransferRequest } from "./Domain/Transfer.ts"
 import { type BusyRetry, makeClient, type RetryBusy } from "./client.ts"
+import * as Spans from "./Observability/Spans.ts"
 
 /** One transfer of a payroll that the service prepares and the caller's signer signs when its turn comes. */
 export interface PayrollTransfer {
@@ -168,4 +169,4 @@ export const runSignedPayroll = (
 
     report()
     return yield* Effect.forEach(transfers, pay)
-  }).pipe(Effect.withSpan("PayrollClient.runSignedPayroll"))
+  }).pipe(Spans.withSpan("PayrollClient.runSignedPayroll"))

@@ -5,6 +5,7 @@ import { StellarAddress } from "../Domain/Stellar.ts"
 import { parseEventId } from "../Stellar/ChainEvents.ts"
 import { ArchiveCheckpoint, ArchiveEvent, ArchiveEventPage, ArchiveStatus, type CheckpointParams, type EventsParams } from "./Event.ts"
 import { type ArchivedRow, EventRepo, type LedgerRange } from "./EventRepo.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 const DEFAULT_LIMIT = 100
 
@@ -56,7 +57,7 @@ export class Archive extends Effect.Service<Archive>()("Archive/Archive", {
           ? null
           : Option.match(ingested, { onNone: () => null, onSome: (at) => Math.max(0, Math.round((now - at.getTime()) / 1000)) })
       })
-    }).pipe(Effect.withSpan("Archive.status"))
+    }).pipe(Spans.withSpan("Archive.status"))
 
     /** The requested range with its defaults, the position to read after, and whether the range is complete. */
     const window = (contractId: string, params: EventsParams, account?: string) =>
@@ -93,7 +94,7 @@ export class Archive extends Effect.Service<Archive>()("Archive/Archive", {
         if (w.to < w.from) return new ArchiveEventPage({ events: [], cursor: null, complete: false })
         const rows = yield* repo.events({ contractId, from: w.from, to: w.to, after: w.after, types: w.types, limit: w.limit + 1 })
         return page(rows, w.limit, w.complete)
-      }).pipe(Effect.withSpan("Archive.events"))
+      }).pipe(Spans.withSpan("Archive.events"))
 
     /** The events attributed to `account` in a ledger range (C2). */
     const accountEvents = (contractId: string, account: string, params: EventsParams) =>
@@ -110,7 +111,7 @@ export class Archive extends Effect.Service<Archive>()("Archive/Archive", {
           limit: w.limit + 1
         })
         return page(rows, w.limit, w.complete)
-      }).pipe(Effect.withSpan("Archive.accountEvents"))
+      }).pipe(Spans.withSpan("Archive.accountEvents"))
 
     /** The account's latest checkpoint at or before `atLedger` (C1). */
     const checkpoint = (contractId: string, account: string, params: CheckpointParams) =>
@@ -126,7 +127,7 @@ export class Archive extends Effect.Service<Archive>()("Archive/Archive", {
           event: Option.getOrNull(Option.map(found, toEvent)),
           complete: at >= since && covers(ranges, since, at)
         })
-      }).pipe(Effect.withSpan("Archive.checkpoint"))
+      }).pipe(Spans.withSpan("Archive.checkpoint"))
 
     return { status, events, accountEvents, checkpoint } as const
   }),

@@ -3,6 +3,7 @@ import { Effect, Option, Schema } from "effect"
 import { orUnavailable } from "../Sql/Errors.ts"
 import { findAllTrusted } from "../Sql/TrustedRows.ts"
 import { attribute } from "./Attribution.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 /** An archived event: the chain's record of it (INDEXER.md §3.1), topics and value base64 XDR as Stellar RPC sent them. */
 export const ArchivedRow = Schema.Struct({
@@ -197,7 +198,7 @@ export class EventRepo extends Effect.Service<EventRepo>()("Archive/EventRepo", 
         if (Option.isSome(covered)) yield* cover(contractId, covered.value)
         yield* writeHead(contractId, h, now)
         return fresh.length
-      }).pipe(sql.withTransaction, orUnavailable, Effect.withSpan("EventRepo.commitPage", { attributes: { events: events.length } }))
+      }).pipe(sql.withTransaction, orUnavailable, Spans.withSpan("EventRepo.commitPage", { attributes: { events: events.length } }))
 
     const contractPage = findAllTrusted({
       Request: Schema.Struct({
@@ -252,15 +253,15 @@ export class EventRepo extends Effect.Service<EventRepo>()("Archive/EventRepo", 
     })
 
     /** The whole contract's events in a ledger range, in the total order (ledger, tx order, event index). */
-    const events = (q: PageQuery) => contractPage(q).pipe(orUnavailable, Effect.withSpan("EventRepo.events"))
+    const events = (q: PageQuery) => contractPage(q).pipe(orUnavailable, Spans.withSpan("EventRepo.events"))
 
     /** The events attributed to `account` (INDEXER.md §3.3), in the total order; `types` applies after attribution. */
     const accountEvents = (q: PageQuery & { readonly account: string }) =>
-      accountPage(q).pipe(orUnavailable, Effect.withSpan("EventRepo.accountEvents"))
+      accountPage(q).pipe(orUnavailable, Spans.withSpan("EventRepo.accountEvents"))
 
     /** The account's latest checkpoint event at or before ledger `at`. */
     const checkpoint = (contractId: string, account: string, at: number) =>
-      latestCheckpoint({ contractId, account, at }).pipe(orUnavailable, Effect.withSpan("EventRepo.checkpoint"))
+      latestCheckpoint({ contractId, account, at }).pipe(orUnavailable, Spans.withSpan("EventRepo.checkpoint"))
 
     const pendingReactions = SqlSchema.findAll({
       Request: Schema.Int,

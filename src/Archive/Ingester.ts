@@ -6,6 +6,7 @@ import { RpcUnreadable } from "../Stellar/RpcClient.ts"
 import { attribute } from "./Attribution.ts"
 import { ArchiveConfig } from "./Config.ts"
 import { EventRepo, type Head, type IncomingEvent, type LedgerRange } from "./EventRepo.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 /** The lease that makes one instance the ingester. */
 export const INGESTER_LEASE = "archive-ingester"
@@ -141,7 +142,7 @@ export const makeIngester = Effect.gen(function*() {
           onNone: () => Effect.map(chain.health, (h) => h.oldestLedger)
         })
       return { held: true, caughtUp: (yield* span(contractId, start, undefined, budget, true)) === "caughtUp" }
-    }).pipe(Effect.withSpan("Archive.ingestRound"))
+    }).pipe(Spans.withSpan("Archive.ingestRound"))
 
   /** Gives the lease back (on shutdown), so that another instance takes over at once. */
   const release = repo.release(INGESTER_LEASE, owner).pipe(Effect.ignore)

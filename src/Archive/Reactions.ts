@@ -3,6 +3,7 @@ import { Contractors } from "../Contractors/Contractors.ts"
 import { orUnavailable } from "../Sql/Errors.ts"
 import { Settle } from "../Transfers/Settle.ts"
 import { EventRepo, type Reaction } from "./EventRepo.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 /** A reaction that keeps failing this many times is dropped (logged): its event stays archived. */
 const MAX_FAILURES = 12
@@ -46,7 +47,7 @@ export const makeReactions = Effect.gen(function*() {
       yield* Effect.logWarning(`gave up following the ${reaction.type} event of ${reaction.account} after ${MAX_FAILURES} tries`)
       yield* repo.reacted(reaction.eventId).pipe(orUnavailable)
     }
-  }).pipe(Effect.withSpan("Archive.reactions"))
+  }).pipe(Spans.withSpan("Archive.reactions"))
 
   return { run } as const
 })

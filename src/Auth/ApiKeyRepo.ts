@@ -5,6 +5,7 @@ import { SignInMethod } from "../Domain/Session.ts"
 import { orUnavailable } from "../Sql/Errors.ts"
 import { ApiKey, ApiKeyId } from "./ApiKeysApi.ts"
 import { Scope } from "./Scopes.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 const Listed = Schema.Struct({
   id: ApiKeyId,
@@ -52,7 +53,7 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("Auth/ApiKeyRepo", 
           ${row.creatorSub}, ${row.creatorMethod}, ${row.createdAt}, ${row.expiresAt})`.pipe(
         Effect.asVoid,
         orUnavailable,
-        Effect.withSpan("ApiKeyRepo.insert")
+        Spans.withSpan("ApiKeyRepo.insert")
       )
 
     const listOf = SqlSchema.findAll({
@@ -67,7 +68,7 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("Auth/ApiKeyRepo", 
       listOf(orgId).pipe(
         Effect.map((rows) => rows.map((row) => new ApiKey(row))),
         orUnavailable,
-        Effect.withSpan("ApiKeyRepo.list")
+        Spans.withSpan("ApiKeyRepo.list")
       )
 
     const byHash = SqlSchema.findOne({
@@ -87,7 +88,7 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("Auth/ApiKeyRepo", 
     })
     /** True when the organization had the key (now gone). */
     const remove = (orgId: OrgId, id: ApiKeyId) =>
-      deleted({ orgId, id }).pipe(Effect.map(Option.isSome), orUnavailable, Effect.withSpan("ApiKeyRepo.remove"))
+      deleted({ orgId, id }).pipe(Effect.map(Option.isSome), orUnavailable, Spans.withSpan("ApiKeyRepo.remove"))
 
     /** Records a use, unless one was recorded within the last minute (by any instance). */
     const touch = (id: ApiKeyId, now: Date) =>

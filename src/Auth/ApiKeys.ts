@@ -5,6 +5,7 @@ import type { Session } from "../Domain/Session.ts"
 import { ApiKeyRepo } from "./ApiKeyRepo.ts"
 import { ApiKeyId, ApiKeyList, type CreateApiKey, NewApiKey } from "./ApiKeysApi.ts"
 import { KeyOwners } from "./KeyOwners.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 /** What every key starts with: how a bearer key is told apart from a session JWT (which starts `eyJ`). */
 export const API_KEY_PREFIX = "cpk_"
@@ -35,7 +36,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("Auth/ApiKeys", {
         ? owners.orgOf(session)
         : Effect.fail(new Forbidden({ error: "API keys are managed by a signed-in employer, not by a key" }))
 
-    const create = Effect.fn("ApiKeys.create")(function*(session: Session, request: CreateApiKey) {
+    const create = Spans.fn("ApiKeys.create")(function*(session: Session, request: CreateApiKey) {
       const orgId = yield* orgOf(session)
       const now = yield* Clock.currentTimeMillis
       const expiresAt = request.expiresAt
@@ -67,11 +68,11 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("Auth/ApiKeys", {
       })
     })
 
-    const list = Effect.fn("ApiKeys.list")(function*(session: Session) {
+    const list = Spans.fn("ApiKeys.list")(function*(session: Session) {
       return new ApiKeyList({ items: yield* repo.list(yield* orgOf(session)) })
     })
 
-    const revoke = Effect.fn("ApiKeys.revoke")(function*(session: Session, id: ApiKeyId) {
+    const revoke = Spans.fn("ApiKeys.revoke")(function*(session: Session, id: ApiKeyId) {
       const removed = yield* repo.remove(yield* orgOf(session), id)
       if (!removed) return yield* new NotFound({ error: "API key not found" })
     })
@@ -97,7 +98,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("Auth/ApiKeys", {
           apiKey: { id: record.id, orgId: record.orgId, scopes: record.scopes }
         }
         return session
-      }).pipe(Effect.withSpan("ApiKeys.verify"))
+      }).pipe(Spans.withSpan("ApiKeys.verify"))
 
     return { create, list, revoke, verify } as const
   }),

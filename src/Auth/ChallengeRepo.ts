@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { deleteSome } from "../Sql/DeleteSome.ts"
 import { orUnavailable } from "../Sql/Errors.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 const Consumed = Schema.Struct({ nonce: Schema.String })
 
@@ -14,7 +15,7 @@ export class ChallengeRepo extends Effect.Service<ChallengeRepo>()("Auth/Challen
       sql`INSERT INTO sep10_challenges ${sql.insert({ nonce, account, expiresAt })}`.pipe(
         Effect.asVoid,
         orUnavailable,
-        Effect.withSpan("ChallengeRepo.store")
+        Spans.withSpan("ChallengeRepo.store")
       )
 
     const deleteLive = SqlSchema.findOne({
@@ -31,12 +32,12 @@ export class ChallengeRepo extends Effect.Service<ChallengeRepo>()("Auth/Challen
       deleteLive({ nonce, account, now }).pipe(
         Effect.map(Option.isSome),
         orUnavailable,
-        Effect.withSpan("ChallengeRepo.consume")
+        Spans.withSpan("ChallengeRepo.consume")
       )
 
     /** Deletes up to `limit` challenges that expired before `now` (used ones are deleted when consumed). */
     const pruneExpired = (now: Date, limit: number) =>
-      deleteSome(sql, { table: "sep10_challenges", key: "nonce", where: sql`expires_at < ${now}`, limit }).pipe(Effect.withSpan("ChallengeRepo.pruneExpired"))
+      deleteSome(sql, { table: "sep10_challenges", key: "nonce", where: sql`expires_at < ${now}`, limit }).pipe(Spans.withSpan("ChallengeRepo.pruneExpired"))
 
     return { store, consume, pruneExpired } as const
   })

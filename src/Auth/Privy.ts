@@ -3,6 +3,7 @@ import { createRemoteJWKSet, errors as joseErrors, importSPKI, type JWTVerifyGet
 import { PrivyConfig } from "../Config.ts"
 import { NotImplemented, Unauthorized } from "../Domain/Errors.ts"
 import { SessionVerifier } from "./SessionVerifier.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 const unauthorized = (error: string) => new Unauthorized({ error })
 
@@ -58,7 +59,7 @@ export class Privy extends Effect.Service<Privy>()("Auth/Privy", {
       })
 
     /** Signs in with a Privy access token; an identity token of the same user adds its verified email. */
-    const signIn = Effect.fn("Privy.signIn")(function*(token: string, identityToken?: string) {
+    const signIn = Spans.fn("Privy.signIn")(function*(token: string, identityToken?: string) {
       const access = yield* verify(token, "token")
       if (identityToken === undefined) return yield* sessions.issue(access.sub, "privy")
       const identity = yield* verify(identityToken, "identity token")

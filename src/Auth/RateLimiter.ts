@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Schedule } from "effect"
 import { AuthLimitsConfig } from "../Config.ts"
 import { makeRateWindow } from "../Sql/RateWindow.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 export type { Verdict } from "../Sql/RateWindow.ts"
 
@@ -14,7 +15,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter
     const sql = yield* SqlClient.SqlClient
     const { requests, window } = yield* AuthLimitsConfig
     const counter = yield* makeRateWindow(requests, window)
-    const take = (key: string) => counter.take(key).pipe(Effect.withSpan("RateLimiter.take"))
+    const take = (key: string) => counter.take(key).pipe(Spans.withSpan("RateLimiter.take"))
 
     const sweep = Effect.gen(function*() {
       const now = new Date(yield* Clock.currentTimeMillis)

@@ -8,6 +8,7 @@ import { Challenge } from "./Api.ts"
 import { ChallengeRepo } from "./ChallengeRepo.ts"
 import { OperationalKeys } from "./Keys.ts"
 import { SessionVerifier } from "./SessionVerifier.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 export const CHALLENGE_TTL_SECONDS = 300
 
@@ -34,7 +35,7 @@ export class Sep10 extends Effect.Service<Sep10>()("Auth/Sep10", {
     const sessions = yield* SessionVerifier
     const server = keys.sep10.publicKey()
 
-    const challenge = Effect.fn("Sep10.challenge")(function*(
+    const challenge = Spans.fn("Sep10.challenge")(function*(
       params: { readonly account: string; readonly home_domain?: string | undefined; readonly memo?: string | undefined }
     ) {
       if (!StrKey.isValidEd25519PublicKey(params.account)) {
@@ -90,7 +91,7 @@ export class Sep10 extends Effect.Service<Sep10>()("Auth/Sep10", {
         })
       })
 
-    const verify = Effect.fn("Sep10.verify")(function*(transaction: string) {
+    const verify = Spans.fn("Sep10.verify")(function*(transaction: string) {
       const { tx, clientAccountID } = yield* read(transaction)
       if (!StrKey.isValidEd25519PublicKey(clientAccountID)) return yield* invalid("invalid challenge: muxed accounts are not supported")
       const nowMs = yield* Clock.currentTimeMillis

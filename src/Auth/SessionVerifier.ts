@@ -5,6 +5,7 @@ import { ServerConfig } from "../Config.ts"
 import { Unauthorized } from "../Domain/Errors.ts"
 import { type Session, SessionToken, SignInMethod } from "../Domain/Session.ts"
 import { OperationalKeys } from "./Keys.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 export const SESSION_TTL_SECONDS = 60 * 60
 
@@ -24,7 +25,7 @@ const unauthorized = (error: string) => new Unauthorized({ error })
 
 /** Issues and verifies HS256 session JWTs with `secret`, naming `issuer` as their `iss`. */
 export const makeSessionVerifier = (secret: Uint8Array, issuer: string) => {
-  const issue = Effect.fn("SessionVerifier.issue")(function*(sub: string, method: SignInMethod, email?: string) {
+  const issue = Spans.fn("SessionVerifier.issue")(function*(sub: string, method: SignInMethod, email?: string) {
     const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
     const exp = now + SESSION_TTL_SECONDS
     const token = yield* Effect.promise(() =>
@@ -49,7 +50,7 @@ export const makeSessionVerifier = (secret: Uint8Array, issuer: string) => {
   const verified = new Map<string, Session>()
 
   /** A bearer token into its verified session; 401 when missing, malformed, forged or expired. */
-  const verify = Effect.fn("SessionVerifier.verify")(function*(token: string) {
+  const verify = Spans.fn("SessionVerifier.verify")(function*(token: string) {
     if (token.length === 0) return yield* unauthorized("missing bearer token")
     const now = yield* Clock.currentTimeMillis
     const known = verified.get(token)

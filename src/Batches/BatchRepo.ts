@@ -17,6 +17,7 @@ import { BatchId, ContractorId, OrgId, PayoutId } from "../Domain/Ids.ts"
 import { keysetPages, type KeysetQuery } from "../Sql/KeysetPage.ts"
 import { orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
 import { Outbox } from "../Sql/Outbox.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 export interface ListQuery extends KeysetQuery {
   readonly status: Option.Option<BatchStatus>
@@ -96,21 +97,21 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
       execute: (row) => sql`INSERT INTO batches ${sql.insert({ ...row, status: "draft" })} RETURNING ${batchColumns}`
     })
     const create = (orgId: OrgId, name: string) =>
-      insertBatch({ id: randomUUID(), orgId, name }).pipe(orUnavailable, Effect.withSpan("BatchRepo.create"))
+      insertBatch({ id: randomUUID(), orgId, name }).pipe(orUnavailable, Spans.withSpan("BatchRepo.create"))
 
     const findBatch = SqlSchema.findOne({
       Request: OfOrg,
       Result: BatchFromRow,
       execute: ({ orgId, id }) => sql`SELECT ${batchColumns} FROM batches WHERE org_id = ${orgId} AND id = ${id}`
     })
-    const find = (orgId: OrgId, id: BatchId) => findBatch({ orgId, id }).pipe(orUnavailable, Effect.withSpan("BatchRepo.find"))
+    const find = (orgId: OrgId, id: BatchId) => findBatch({ orgId, id }).pipe(orUnavailable, Spans.withSpan("BatchRepo.find"))
 
     const page = keysetPages(sql, { table: "batches", columns: BATCH, fromRow: batchFromRow })
     const list = (orgId: OrgId, query: ListQuery) =>
       page([
         sql`org_id = ${orgId}`,
         ...Option.toArray(Option.map(query.status, (status) => sql`status = ${status}`))
-      ], query).pipe(Effect.withSpan("BatchRepo.list"))
+      ], query).pipe(Spans.withSpan("BatchRepo.list"))
 
     const markReady = SqlSchema.findOne({
       Request: OfOrg,
@@ -127,7 +128,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
         const moved = yield* markReady({ orgId, id })
         if (Option.isSome(moved)) yield* sql`UPDATE payouts SET status = 'ready', updated_at = ${now} WHERE batch_id = ${id}`
         return moved
-      }).pipe(sql.withTransaction, orUnavailable, Effect.withSpan("BatchRepo.ready"))
+      }).pipe(sql.withTransaction, orUnavailable, Spans.withSpan("BatchRepo.ready"))
 
     const deleteDraft = SqlSchema.findAll({
       Request: OfOrg,
@@ -135,7 +136,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
       execute: ({ orgId, id }) => sql`DELETE FROM batches WHERE org_id = ${orgId} AND id = ${id} AND status = 'draft' RETURNING id`
     })
     const remove = (orgId: OrgId, id: BatchId) =>
-      deleteDraft({ orgId, id }).pipe(Effect.map((rows) => rows.length === 1), orUnavailable, Effect.withSpan("BatchRepo.remove"))
+      deleteDraft({ orgId, id }).pipe(Effect.map((rows) => rows.length === 1), orUnavailable, Spans.withSpan("BatchRepo.remove"))
 
     const lockBatch = SqlSchema.findOne({
       Request: OfOrg,
@@ -174,7 +175,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
     const payoutPage = keysetPages(sql, { table: "payouts", columns: PAYOUT, fromRow: payoutFromRow })
     /** One page of a batch's payouts, newest first (`limit + 1` rows, see keysetPages). */
     const payouts = (batchId: BatchId, query: KeysetQuery) =>
-      payoutPage([sql`batch_id = ${batchId}`], query).pipe(Effect.withSpan("BatchRepo.payouts"))
+      payoutPage([sql`batch_id = ${batchId}`], query).pipe(Spans.withSpan("BatchRepo.payouts"))
 
     const members = SqlSchema.findAll({
       Request: Schema.Struct({ batchId: BatchId, ids: Schema.Array(ContractorId) }),
@@ -199,7 +200,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
             LIMIT 500`
     })
     /** A signed-in contractor's own payouts, across every organization that pays them. */
-    const payoutsOf = (sub: string) => contractorPayouts(sub).pipe(orUnavailable, Effect.withSpan("BatchRepo.payoutsOf"))
+    const payoutsOf = (sub: string) => contractorPayouts(sub).pipe(orUnavailable, Spans.withSpan("BatchRepo.payoutsOf"))
 
     const findPayable = SqlSchema.findOne({
       Request: Schema.Struct({ orgId: OrgId, payoutId: Schema.String }),
@@ -211,7 +212,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
             WHERE p.id = ${payoutId} AND p.org_id = ${orgId}`
     })
     const payable = (orgId: OrgId, payoutId: string) =>
-      findPayable({ orgId, payoutId }).pipe(orUnavailable, Effect.withSpan("BatchRepo.payable"))
+      findPayable({ orgId, payoutId }).pipe(orUnavailable, Spans.withSpan("BatchRepo.payable"))
 
     const markSubmitted = SqlSchema.findOne({
       Request: Schema.Struct({ payoutId: Schema.String, hash: Schema.String, now: Schema.DateFromSelf }),

@@ -10,6 +10,7 @@ import { answerFor } from "../Transfers/Settle.ts"
 import { FINAL_STATES, type SubmissionOutcome, SubmissionRepo } from "../Transfers/SubmissionRepo.ts"
 import { JobRepo, type ResultRow } from "./JobRepo.ts"
 import { itemResult } from "./ItemResult.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 const unknownJob = new NotFound({ error: "unknown job" })
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -44,7 +45,7 @@ export class BatchRuns extends Effect.Service<BatchRuns>()("Batches/BatchRuns", 
         })
       })
 
-    const start = Effect.fn("BatchRuns.start")(function*(session: Session, run: BatchRun) {
+    const start = Spans.fn("BatchRuns.start")(function*(session: Session, run: BatchRun) {
       yield* requireWallet(session)
       const orgId = yield* orgs.employerOrg(session)
       const id = randomUUID()
@@ -54,7 +55,7 @@ export class BatchRuns extends Effect.Service<BatchRuns>()("Batches/BatchRuns", 
       return new JobAccepted({ jobId: id })
     })
 
-    const poll = Effect.fn("BatchRuns.poll")(function*(orgId: OrgId, jobId: string) {
+    const poll = Spans.fn("BatchRuns.poll")(function*(orgId: OrgId, jobId: string) {
       if (!UUID.test(jobId)) return yield* unknownJob
       const job = yield* jobs.find(orgId, jobId.toLowerCase())
       if (Option.isNone(job)) return yield* unknownJob

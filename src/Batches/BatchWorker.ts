@@ -12,6 +12,7 @@ import { JobRepo, type JobRow } from "./JobRepo.ts"
 import { itemResult } from "./ItemResult.ts"
 import { plan, type Planned } from "./Plan.ts"
 import { BatchRuns } from "./BatchRuns.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 /**
  * Every instance works the queue: it claims jobs with SKIP LOCKED, keeps their lease while working, and runs the
@@ -88,7 +89,7 @@ export const BatchWorkerLive = Layer.scopedDiscard(
             : Effect.logError("batch run failed; it is taken up again once its lease lapses", cause)
         ),
         Effect.annotateLogs({ jobId: job.id }),
-        Effect.withSpan("BatchWorker.work", { attributes: { jobId: job.id } })
+        Spans.withSpan("BatchWorker.work", { attributes: { jobId: job.id } })
       )
 
     const running = yield* FiberSet.make<void, never>()

@@ -5,6 +5,7 @@ import { Conflict, notFound } from "../Domain/Errors.ts"
 import type { BatchId, ContractorId, OrgId, PayoutId } from "../Domain/Ids.ts"
 import { decodeCursor, toPage } from "../Http/Cursor.ts"
 import { BatchRepo } from "./BatchRepo.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 const notDraft = (status: string) => new Conflict({ error: `the batch is ${status}; only a draft batch can change` })
 
@@ -20,18 +21,18 @@ export class Batches extends Effect.Service<Batches>()("Batches/Batches", {
         onSome: Effect.succeed
       })))
 
-    const create = (orgId: OrgId, name: string) => repo.create(orgId, name).pipe(Effect.withSpan("Batches.create"))
+    const create = (orgId: OrgId, name: string) => repo.create(orgId, name).pipe(Spans.withSpan("Batches.create"))
 
-    const list = Effect.fn("Batches.list")(function*(orgId: OrgId, params: typeof ListBatchesParams.Type) {
+    const list = Spans.fn("Batches.list")(function*(orgId: OrgId, params: typeof ListBatchesParams.Type) {
       const after = params.cursor === undefined ? Option.none() : Option.some(yield* decodeCursor(params.cursor))
       const limit = params.limit ?? 50
       const rows = yield* repo.list(orgId, { limit, after, status: Option.fromNullable(params.status) })
       return toPage(rows, limit, (batch) => batch)
     })
 
-    const get = (orgId: OrgId, id: BatchId) => find(orgId, id).pipe(Effect.withSpan("Batches.get"))
+    const get = (orgId: OrgId, id: BatchId) => find(orgId, id).pipe(Spans.withSpan("Batches.get"))
 
-    const ready = Effect.fn("Batches.ready")(function*(orgId: OrgId, id: BatchId) {
+    const ready = Spans.fn("Batches.ready")(function*(orgId: OrgId, id: BatchId) {
       const moved = yield* repo.ready(orgId, id, new Date(yield* Clock.currentTimeMillis))
       if (Option.isSome(moved)) return moved.value
       const current = yield* find(orgId, id)
@@ -39,7 +40,7 @@ export class Batches extends Effect.Service<Batches>()("Batches/Batches", {
       return yield* new Conflict({ error: "a batch needs at least one payout to be readied" })
     })
 
-    const remove = Effect.fn("Batches.remove")(function*(orgId: OrgId, id: BatchId) {
+    const remove = Spans.fn("Batches.remove")(function*(orgId: OrgId, id: BatchId) {
       if (yield* repo.remove(orgId, id)) return
       const current = yield* find(orgId, id)
       return yield* notDraft(current.status)
@@ -53,7 +54,7 @@ export class Batches extends Effect.Service<Batches>()("Batches/Batches", {
         if (locked.value.status !== "draft") return yield* notDraft(locked.value.status)
       })
 
-    const addPayouts = Effect.fn("Batches.addPayouts")(function*(orgId: OrgId, id: BatchId, contractorIds: ReadonlyArray<ContractorId>) {
+    const addPayouts = Spans.fn("Batches.addPayouts")(function*(orgId: OrgId, id: BatchId, contractorIds: ReadonlyArray<ContractorId>) {
       const unique = [...new Set(contractorIds)]
       if (unique.length !== contractorIds.length) {
         return yield* new Conflict({ error: "a contractor can be paid once per batch" })
@@ -75,14 +76,14 @@ export class Batches extends Effect.Service<Batches>()("Batches/Batches", {
       }))
     })
 
-    const payouts = Effect.fn("Batches.payouts")(function*(orgId: OrgId, id: BatchId, params: typeof ListPayoutsParams.Type = {}) {
+    const payouts = Spans.fn("Batches.payouts")(function*(orgId: OrgId, id: BatchId, params: typeof ListPayoutsParams.Type = {}) {
       yield* find(orgId, id)
       const after = params.cursor === undefined ? Option.none() : Option.some(yield* decodeCursor(params.cursor))
       const limit = params.limit ?? 50
       return toPage(yield* repo.payouts(id, { limit, after }), limit, (payout) => payout)
     })
 
-    const removePayout = Effect.fn("Batches.removePayout")(function*(orgId: OrgId, id: BatchId, payoutId: PayoutId) {
+    const removePayout = Spans.fn("Batches.removePayout")(function*(orgId: OrgId, id: BatchId, payoutId: PayoutId) {
       return yield* repo.transaction(Effect.gen(function*() {
         yield* lockDraft(orgId, id)
         if (!(yield* repo.removePayout(id, payoutId))) return yield* notFound("payout")

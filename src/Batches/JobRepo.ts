@@ -5,6 +5,7 @@ import { OrgId, PayoutId } from "../Domain/Ids.ts"
 import { deleteSome } from "../Sql/DeleteSome.ts"
 import { orUnavailable } from "../Sql/Errors.ts"
 import { Outbox } from "../Sql/Outbox.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 /** One transaction of a batch run, as stored in the job's `items` (jsonb). */
 const JobItemRow = Schema.Struct({
@@ -62,21 +63,21 @@ export class JobRepo extends Effect.Service<JobRepo>()("Batches/JobRepo", {
     const create = (row: { id: string; orgId: OrgId; sessionSub: string; items: ReadonlyArray<JobItemRow> }, now: Date) =>
       sql`INSERT INTO batch_jobs ${
         sql.insert({ ...row, items: JSON.stringify(row.items), state: "queued", leaseUntil: now, createdAt: now })
-      }`.pipe(Effect.asVoid, orUnavailable, Effect.withSpan("JobRepo.create"))
+      }`.pipe(Effect.asVoid, orUnavailable, Spans.withSpan("JobRepo.create"))
 
     const findStatus = SqlSchema.findOne({
       Request: Schema.Struct({ orgId: OrgId, id: Schema.String }),
       Result: JobStatusRow,
       execute: ({ orgId, id }) => sql`SELECT id, error, created_at FROM batch_jobs WHERE org_id = ${orgId} AND id = ${id}`
     })
-    const find = (orgId: OrgId, id: string) => findStatus({ orgId, id }).pipe(orUnavailable, Effect.withSpan("JobRepo.find"))
+    const find = (orgId: OrgId, id: string) => findStatus({ orgId, id }).pipe(orUnavailable, Spans.withSpan("JobRepo.find"))
 
     const resultsOf = SqlSchema.findAll({
       Request: Schema.String,
       Result: ResultRow,
       execute: (id) => sql`SELECT i, hash, status, error FROM batch_job_results WHERE job_id = ${id} ORDER BY i`
     })
-    const results = (id: string) => resultsOf(id).pipe(orUnavailable, Effect.withSpan("JobRepo.results"))
+    const results = (id: string) => resultsOf(id).pipe(orUnavailable, Spans.withSpan("JobRepo.results"))
 
     const claimOldest = SqlSchema.findOne({
       Request: Schema.Struct({ now: Schema.DateFromSelf, until: Schema.DateFromSelf, owner: Schema.String }),
@@ -91,7 +92,7 @@ export class JobRepo extends Effect.Service<JobRepo>()("Batches/JobRepo", {
     })
     /** Claims the oldest job nobody holds for `owner`, with SKIP LOCKED so instances never wait on each other. */
     const claim = (now: Date, until: Date, owner: string = instance) =>
-      claimOldest({ now, until, owner }).pipe(orUnavailable, Effect.withSpan("JobRepo.claim"))
+      claimOldest({ now, until, owner }).pipe(orUnavailable, Spans.withSpan("JobRepo.claim"))
 
     /** Renews the lease `owner` holds on a running job; one held by another is left alone. */
     const lease = (id: string, until: Date, owner: string = instance) =>
@@ -131,7 +132,7 @@ export class JobRepo extends Effect.Service<JobRepo>()("Batches/JobRepo", {
           type: "batch_run.completed",
           data: { jobId: id, items: done.value.items, results, error, completedAt: now }
         })
-      }).pipe(sql.withTransaction, orUnavailable, Effect.withSpan("JobRepo.finish"))
+      }).pipe(sql.withTransaction, orUnavailable, Spans.withSpan("JobRepo.finish"))
 
     /** Gives a job `owner` stops working back to the queue at once, instead of when its lease lapses. */
     const release = (id: string, now: Date, owner: string = instance) =>
@@ -153,7 +154,7 @@ export class JobRepo extends Effect.Service<JobRepo>()("Batches/JobRepo", {
 
     /** Deletes up to `limit` jobs finished before `before`, their results with them. */
     const pruneFinished = (before: Date, limit: number) =>
-      deleteSome(sql, { table: "batch_jobs", key: "id", where: sql`state = 'done' AND finished_at < ${before}`, limit }).pipe(Effect.withSpan("JobRepo.pruneFinished"))
+      deleteSome(sql, { table: "batch_jobs", key: "id", where: sql`state = 'done' AND finished_at < ${before}`, limit }).pipe(Spans.withSpan("JobRepo.pruneFinished"))
 
     return { create, find, results, claim, lease, release, record, finish, waiting, pruneFinished } as const
   }),

@@ -5,6 +5,7 @@ import type { OrgId, PayoutId } from "../Domain/Ids.ts"
 import type { StellarAddress } from "../Domain/Stellar.ts"
 import { SponsorRefused } from "../Domain/Transfer.ts"
 import { BatchRepo } from "./BatchRepo.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 const refuse = (error: string) => new SponsorRefused({ rule: "payout", error })
 
@@ -18,7 +19,7 @@ export class PayoutLink extends Effect.Service<PayoutLink>()("Batches/PayoutLink
     const contractors = yield* ContractorRepo
 
     /** `to` is the transfer's recipient: `confidential_transfer`'s second argument, which must be the contractor. */
-    const check = Effect.fn("PayoutLink.check")(function*(orgId: OrgId, payoutId: PayoutId, to: StellarAddress) {
+    const check = Spans.fn("PayoutLink.check")(function*(orgId: OrgId, payoutId: PayoutId, to: StellarAddress) {
       const payout = yield* batches.payable(orgId, payoutId)
       if (Option.isNone(payout)) return yield* notFound("payout")
       const { status, batchStatus, address } = payout.value

@@ -5,6 +5,7 @@ import { hashToken, INVITE_TTL_MS } from "../Orgs/InviteToken.ts"
 import type { Contractor } from "../Domain/Contractor.ts"
 import type { ContractorId, OrgId } from "../Domain/Ids.ts"
 import { InviteRepo, type NewInvite } from "./InviteRepo.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 /** Who a session is, as far as invites go: its wallet address (SEP-10) or its verified email (Privy). */
 export interface Claimant {
@@ -49,7 +50,7 @@ export class ContractorInvites extends Effect.Service<ContractorInvites>()("Cont
         const { invite, token } = derived(orgId, contractorId, now)
         yield* repo.issue(invite, { revokeOthers: true })
         return { token, expiresAt: invite.expiresAt }
-      }).pipe(Effect.withSpan("ContractorInvites.issue"))
+      }).pipe(Spans.withSpan("ContractorInvites.issue"))
 
     /**
      * An invite for each of these contractors that `GET /me` can find (invited, with an address or an email), beside
@@ -64,7 +65,7 @@ export class ContractorInvites extends Effect.Service<ContractorInvites>()("Cont
       insert.pipe(
         Effect.tap((added) => openFor(added, now)),
         repo.transaction,
-        Effect.withSpan("ContractorInvites.addInvited")
+        Spans.withSpan("ContractorInvites.addInvited")
       )
 
     /**
@@ -76,7 +77,7 @@ export class ContractorInvites extends Effect.Service<ContractorInvites>()("Cont
         if (Option.isNone(claimant.address) && Option.isNone(claimant.email)) return Option.none()
         const found = yield* repo.findForClaimant(claimant, now)
         return Option.map(found, ({ inviteId, orgName }) => ({ company: orgName, token: tokenFor(inviteId) }))
-      }).pipe(Effect.withSpan("ContractorInvites.discover"))
+      }).pipe(Spans.withSpan("ContractorInvites.discover"))
 
     return { issue, openFor, addInvited, discover } as const
   }),

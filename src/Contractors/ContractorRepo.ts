@@ -6,6 +6,7 @@ import { Contractor, type ContractorChanges, contractorFromRow, ContractorStatus
 import { ContractorId, OrgId } from "../Domain/Ids.ts"
 import { isUniqueViolation, orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
 import { keysetPages, type KeysetQuery } from "../Sql/KeysetPage.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 export class DuplicateContractor extends Data.TaggedError("DuplicateContractor") {}
 
@@ -49,7 +50,7 @@ export class ContractorRepo extends Effect.Service<ContractorRepo>()("Contractor
     const insertMany = (rows: ReadonlyArray<NewContractor>) =>
       rows.length === 0
         ? Effect.succeed<ReadonlyArray<Contractor>>([])
-        : insert(rows).pipe(uniqueAsDuplicate, Effect.withSpan("ContractorRepo.insertMany", { attributes: { rows: rows.length } }))
+        : insert(rows).pipe(uniqueAsDuplicate, Spans.withSpan("ContractorRepo.insertMany", { attributes: { rows: rows.length } }))
 
     const byId = SqlSchema.findOne({
       Request: Schema.Struct({ orgId: OrgId, id: ContractorId }),
@@ -58,7 +59,7 @@ export class ContractorRepo extends Effect.Service<ContractorRepo>()("Contractor
     })
 
     const findById = (orgId: OrgId, id: ContractorId) =>
-      byId({ orgId, id }).pipe(orUnavailable, Effect.withSpan("ContractorRepo.findById"))
+      byId({ orgId, id }).pipe(orUnavailable, Spans.withSpan("ContractorRepo.findById"))
 
     const takenIn = SqlSchema.findAll({
       Request: Schema.Struct({ orgId: OrgId, emails: Schema.Array(Schema.String), addresses: Schema.Array(Schema.String) }),
@@ -77,7 +78,7 @@ export class ContractorRepo extends Effect.Service<ContractorRepo>()("Contractor
           addresses: new Set(rows.flatMap((r) => r.address === null ? [] : [r.address]))
         })),
         orUnavailable,
-        Effect.withSpan("ContractorRepo.taken")
+        Spans.withSpan("ContractorRepo.taken")
       )
 
     const page = keysetPages(sql, { table: "contractors", columns: COLUMNS, fromRow: contractorFromRow })
@@ -87,7 +88,7 @@ export class ContractorRepo extends Effect.Service<ContractorRepo>()("Contractor
         sql`org_id = ${orgId}`,
         ...Option.toArray(Option.map(query.status, (status) => sql`status = ${status}`)),
         ...Option.toArray(Option.map(query.q, (q) => sql`(name ILIKE ${likePattern(q)} OR email ILIKE ${likePattern(q)})`))
-      ], query).pipe(Effect.withSpan("ContractorRepo.list"))
+      ], query).pipe(Spans.withSpan("ContractorRepo.list"))
 
     const decodeRow = Schema.decodeUnknown(Schema.Array(Contractor))
 
@@ -109,7 +110,7 @@ export class ContractorRepo extends Effect.Service<ContractorRepo>()("Contractor
         Effect.flatMap(decodeRow),
         Effect.map((rows) => Option.fromNullable(rows[0])),
         uniqueAsDuplicate,
-        Effect.withSpan("ContractorRepo.update")
+        Spans.withSpan("ContractorRepo.update")
       )
 
     const linked = SqlSchema.findAll({
@@ -123,7 +124,7 @@ export class ContractorRepo extends Effect.Service<ContractorRepo>()("Contractor
     })
 
     /** The contractor records a signed-in user is linked to, newest first. */
-    const linkedTo = (sub: string) => linked(sub).pipe(orUnavailable, Effect.withSpan("ContractorRepo.linkedTo"))
+    const linkedTo = (sub: string) => linked(sub).pipe(orUnavailable, Spans.withSpan("ContractorRepo.linkedTo"))
 
     const statusesOf = SqlSchema.findAll({
       Request: Schema.Struct({ orgId: OrgId, ids: Schema.Array(ContractorId) }),

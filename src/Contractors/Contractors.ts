@@ -21,6 +21,7 @@ import { ContractorInvites } from "./ContractorInvites.ts"
 import { orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
 import { Outbox } from "../Sql/Outbox.ts"
 import { announceReady } from "./Readiness.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 /** A `register` event names an address the contract does not (yet) show as registered. */
 export class NotRegistered extends Data.TaggedError("NotRegistered")<{ readonly address: string }> {}
@@ -63,7 +64,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
         onSome: Effect.succeed
       })))
 
-    const create = Effect.fn("Contractors.create")(function*(orgId: OrgId, input: CreateContractor) {
+    const create = Spans.fn("Contractors.create")(function*(orgId: OrgId, input: CreateContractor) {
       const address = input.address ?? null
       const registered = yield* registrations.lookup(address)
       const [row] = yield* invites.addInvited(repo.insertMany([Contractor.insert.make({
@@ -84,7 +85,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
       return row!
     })
 
-    const bulk = Effect.fn("Contractors.bulk")(function*(orgId: OrgId, rows: ReadonlyArray<unknown>) {
+    const bulk = Spans.fn("Contractors.bulk")(function*(orgId: OrgId, rows: ReadonlyArray<unknown>) {
       const checked = BulkRows.validate(rows)
       const taken = yield* repo.taken(
         orgId,
@@ -125,7 +126,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
       })
     })
 
-    const list = Effect.fn("Contractors.list")(function*(orgId: OrgId, params: typeof ListContractorsParams.Type) {
+    const list = Spans.fn("Contractors.list")(function*(orgId: OrgId, params: typeof ListContractorsParams.Type) {
       const after = params.cursor === undefined ? Option.none() : Option.some(yield* decodeCursor(params.cursor))
       const limit = params.limit ?? 50
       const q = Option.filter(Option.fromNullable(params.q?.trim()), (s) => s.length > 0)
@@ -134,7 +135,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
     })
 
     const get = (orgId: OrgId, id: ContractorId) =>
-      find(orgId, id).pipe(Effect.withSpan("Contractors.get"))
+      find(orgId, id).pipe(Spans.withSpan("Contractors.get"))
 
     const nextStatus = (current: Contractor, requested: UpdateContractor["status"]) =>
       Effect.gen(function*() {
@@ -144,7 +145,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
         return yield* new Conflict({ error: `cannot move a contractor from ${current.status} to ${requested}` })
       })
 
-    const update = Effect.fn("Contractors.update")(function*(orgId: OrgId, id: ContractorId, input: UpdateContractor) {
+    const update = Spans.fn("Contractors.update")(function*(orgId: OrgId, id: ContractorId, input: UpdateContractor) {
       const current = yield* find(orgId, id)
       const move = yield* nextStatus(current, input.status)
       const address = input.address === undefined ? Option.getOrNull(current.address) : input.address
@@ -172,7 +173,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
       return updated.value
     })
 
-    const check = Effect.fn("Contractors.check")(function*(orgId: OrgId, id: ContractorId) {
+    const check = Spans.fn("Contractors.check")(function*(orgId: OrgId, id: ContractorId) {
       const current = yield* find(orgId, id)
       if (current.status === "inactive" || current.status === "ready") return current
       const registered = yield* registrations.read(Option.getOrNull(current.address))
@@ -189,7 +190,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
      * the registration could not be read, and with `NotRegistered` when the node does not show it yet (a lagging
      * node), so that the caller tries again later.
      */
-    const readyOnChain = Effect.fn("Contractors.readyOnChain")(function*(address: string) {
+    const readyOnChain = Spans.fn("Contractors.readyOnChain")(function*(address: string) {
       const pending = yield* waiting(address).pipe(orUnavailable)
       if (pending.length === 0) return 0
       const registered = yield* registrations.read(address)
@@ -208,7 +209,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
       return moved
     })
 
-    const invite = Effect.fn("Contractors.invite")(function*(orgId: OrgId, id: ContractorId, now: Date) {
+    const invite = Spans.fn("Contractors.invite")(function*(orgId: OrgId, id: ContractorId, now: Date) {
       const current = yield* find(orgId, id)
       if (current.status !== "invited") {
         return yield* new Conflict({ error: `only an invited contractor can be invited; this one is ${current.status}` })

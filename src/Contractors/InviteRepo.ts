@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { ContractorId, OrgId } from "../Domain/Ids.ts"
 import { orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 const OpenInvite = Schema.Struct({ orgId: OrgId, orgName: Schema.String, contractorId: ContractorId })
 export type OpenInvite = typeof OpenInvite.Type
@@ -39,7 +40,7 @@ export class InviteRepo extends Effect.Service<InviteRepo>()("Contractors/Invite
             WHERE contractor_id = ${invite.contractorId} AND accepted_at IS NULL AND revoked_at IS NULL`
         }
         yield* sql`INSERT INTO invites ${sql.insert({ ...invite })}`
-      }).pipe(sql.withTransaction, orUnavailable, Effect.withSpan("InviteRepo.issue"))
+      }).pipe(sql.withTransaction, orUnavailable, Spans.withSpan("InviteRepo.issue"))
 
     /** Stores new invites beside the contractors' other ones, in one statement (inside a caller's transaction too). */
     const issueMany = (invites: ReadonlyArray<NewInvite>) =>
@@ -48,7 +49,7 @@ export class InviteRepo extends Effect.Service<InviteRepo>()("Contractors/Invite
         : sql`INSERT INTO invites ${sql.insert(invites.map((invite) => ({ ...invite })))}`.pipe(
           Effect.asVoid,
           orUnavailable,
-          Effect.withSpan("InviteRepo.issueMany", { attributes: { invites: invites.length } })
+          Spans.withSpan("InviteRepo.issueMany", { attributes: { invites: invites.length } })
         )
 
     const openByToken = SqlSchema.findOne({
@@ -61,7 +62,7 @@ export class InviteRepo extends Effect.Service<InviteRepo>()("Contractors/Invite
             WHERE i.token_hash = ${tokenHash} AND i.accepted_at IS NULL AND i.revoked_at IS NULL AND i.expires_at > ${now}`
     })
     const findOpen = (tokenHash: Buffer, now: Date) =>
-      openByToken({ tokenHash, now }).pipe(orUnavailable, Effect.withSpan("InviteRepo.findOpen"))
+      openByToken({ tokenHash, now }).pipe(orUnavailable, Spans.withSpan("InviteRepo.findOpen"))
 
     const openForClaimant = SqlSchema.findOne({
       Request: Schema.Struct({
@@ -97,7 +98,7 @@ export class InviteRepo extends Effect.Service<InviteRepo>()("Contractors/Invite
     ) =>
       openForClaimant({ address: claimant.address, email: claimant.email, now }).pipe(
         orUnavailable,
-        Effect.withSpan("InviteRepo.findForClaimant")
+        Spans.withSpan("InviteRepo.findForClaimant")
       )
 
     const claimByToken = SqlSchema.findOne({
@@ -111,7 +112,7 @@ export class InviteRepo extends Effect.Service<InviteRepo>()("Contractors/Invite
     })
     /** Marks the invite accepted by `sub`; none when it was already used, revoked, expired or unknown. */
     const claim = (tokenHash: Buffer, sub: string, now: Date) =>
-      claimByToken({ tokenHash, sub, now }).pipe(orUnavailable, Effect.withSpan("InviteRepo.claim"))
+      claimByToken({ tokenHash, sub, now }).pipe(orUnavailable, Spans.withSpan("InviteRepo.claim"))
 
     return { transaction, issue, issueMany, findOpen, findForClaimant, claim } as const
   })

@@ -11,6 +11,7 @@ import { ContractorRepo } from "./ContractorRepo.ts"
 import { registeredColumns, Registrations } from "./Directory.ts"
 import { InviteRepo } from "./InviteRepo.ts"
 import { announceReady } from "./Readiness.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 const inviteGone = new NotFound({ error: "invite not found, already used or expired" })
 
@@ -38,7 +39,7 @@ export const ContractorRolesLive = Layer.effect(
         }, yield* now)
       })
 
-    const acceptInvite = Effect.fn("ContractorRoles.acceptInvite")(function*(
+    const acceptInvite = Spans.fn("ContractorRoles.acceptInvite")(function*(
       session: Session,
       token: string,
       pvk: string | undefined

@@ -4,6 +4,7 @@ import { Clock, Data, Duration, Effect, Option, Schedule, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { RateLimited } from "../Domain/Errors.ts"
 import { orUnavailable } from "../Sql/Errors.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 /**
  * How long a grant waits for a free channel before it is turned away: about two testnet ledgers, in which a channel
@@ -95,7 +96,7 @@ export const makeChannels = (pool: ReadonlyArray<Keypair>, validitySeconds: numb
         Effect.retry({ schedule: Schedule.spaced(RETRY_EVERY).pipe(Schedule.upTo(left)), while: (e) => e._tag === "NoneFree" }),
         Effect.catchTag("NoneFree", () => busy())
       )
-    }).pipe(Effect.withSpan("Channels.lease"))
+    }).pipe(Spans.withSpan("Channels.lease"))
 
     /** Inside the submission's transaction: which transaction the channel carries. */
     const carry = (lease: ChannelLease, innerHash: string) =>
@@ -113,7 +114,7 @@ export const makeChannels = (pool: ReadonlyArray<Keypair>, validitySeconds: numb
         WHERE account = ${lease.key.publicKey()} AND holder = ${lease.holder}`.pipe(
         Effect.asVoid,
         Effect.catchAllCause((cause) => Effect.logWarning("could not release a channel lease; it will expire", cause)),
-        Effect.withSpan("Channels.release")
+        Spans.withSpan("Channels.release")
       )
 
     return { lease, carry, release } as const

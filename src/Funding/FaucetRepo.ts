@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Duration, Effect, Schema } from "effect"
 import { deleteSome } from "../Sql/DeleteSome.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 /** The faucet's rule: one grant per address per 24 hours. */
 export const FAUCET_GRANT_WINDOW = Duration.hours(24)
@@ -30,15 +31,15 @@ export class FaucetRepo extends Effect.Service<FaucetRepo>()("Funding/FaucetRepo
         if (recent.length > 0) return false
         yield* sql`INSERT INTO faucet_grants ${sql.insert({ address, grantedAt: now, innerHash })}`
         return true
-      }).pipe(Effect.catchTag("ParseError", Effect.die), Effect.withSpan("FaucetRepo.grant"))
+      }).pipe(Effect.catchTag("ParseError", Effect.die), Spans.withSpan("FaucetRepo.grant"))
 
     /** A faucet transfer that never reached the ledger gives its grant back. */
     const release = (innerHash: string) =>
-      sql`DELETE FROM faucet_grants WHERE inner_hash = ${innerHash}`.pipe(Effect.asVoid, Effect.withSpan("FaucetRepo.release"))
+      sql`DELETE FROM faucet_grants WHERE inner_hash = ${innerHash}`.pipe(Effect.asVoid, Spans.withSpan("FaucetRepo.release"))
 
     /** Deletes up to `limit` grants made before `before` (outside the one-grant window, so spent). */
     const prune = (before: Date, limit: number) =>
-      deleteSome(sql, { table: "faucet_grants", key: "ctid", where: sql`granted_at < ${before}`, limit }).pipe(Effect.withSpan("FaucetRepo.prune"))
+      deleteSome(sql, { table: "faucet_grants", key: "ctid", where: sql`granted_at < ${before}`, limit }).pipe(Spans.withSpan("FaucetRepo.prune"))
 
     return { grant, release, prune } as const
   })

@@ -14,6 +14,7 @@ import { VaultState } from "./Api.ts"
 import { type ChannelLease, makeChannels } from "./Channels.ts"
 import { FaucetRepo } from "./FaucetRepo.ts"
 import { formatStroops, parseStroops } from "./Stroops.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 const FAUCET_VALIDITY_SECONDS = 120
 /**
@@ -84,7 +85,7 @@ export class Funding extends Effect.Service<Funding>()("Funding/Funding", {
         )
         prepared.sign(lease.key)
         return prepared
-      }).pipe(Effect.withSpan("Funding.prepare"))
+      }).pipe(Spans.withSpan("Funding.prepare"))
 
     const vault = Effect.gen(function*() {
       if (Option.isNone(config.usdcContract) || Option.isNone(vaultContract)) {
@@ -102,7 +103,7 @@ export class Funding extends Effect.Service<Funding>()("Funding/Funding", {
         catch: () => rpcDown("read the vault balance")
       })
       return new VaultState({ vault: vaultId, held: formatStroops(stroops) })
-    }).pipe(Effect.withSpan("Funding.vault"))
+    }).pipe(Spans.withSpan("Funding.vault"))
 
     /** One grant per address per 24 hours, checked and recorded with the submission itself. */
     const grant = (address: string, innerHash: string, now: Date) =>
@@ -111,7 +112,7 @@ export class Funding extends Effect.Service<Funding>()("Funding/Funding", {
         if (!granted) return yield* new RateLimited({ error: "this address was funded in the last 24 hours" })
       })
 
-    const faucet = Effect.fn("Funding.faucet")(function*(session: Session, requested: string | undefined) {
+    const faucet = Spans.fn("Funding.faucet")(function*(session: Session, requested: string | undefined) {
       if (networkPassphrase !== TESTNET_PASSPHRASE) {
         return yield* new NotImplemented({ error: "the faucet runs on testnet only" })
       }

@@ -1,6 +1,7 @@
 import { Duration, Effect, Layer, Schedule } from "effect"
 import { Session } from "node:inspector/promises"
 import { performance } from "node:perf_hooks"
+import * as Spans from "./Spans.ts"
 
 /** How often the event loop's recent work is looked at. */
 const CHECK_EVERY = Duration.seconds(5)
@@ -21,7 +22,7 @@ export const releaseMemory = Effect.promise(async () => {
   } finally {
     session.disconnect()
   }
-}).pipe(Effect.withSpan("IdleMemory.release"))
+}).pipe(Spans.withSpan("IdleMemory.release"))
 
 /** Release now: the last window was idle after at least `WORTH_RELEASING_MS` of work since the last release. */
 export const shouldRelease = (window: { readonly utilization: number }, activeSinceReleaseMs: number) =>

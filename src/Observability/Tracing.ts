@@ -46,8 +46,15 @@ const parseHeaders = (raw: string): Record<string, string> =>
 export const TracingLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const config = yield* TracingConfig
-    // Nothing to export to: spans would be made on every request and thrown away, so none are made.
-    if (Option.isNone(config.url)) return Layer.setTracerEnabled(false)
+    // Nothing to export to: spans would be made on every request and thrown away, so none are made (Spans.ts makes
+    // the service's own spans look at this; the HTTP server's span, with the URL it parses and the headers it
+    // redacts, is turned off here).
+    if (Option.isNone(config.url)) {
+      return Layer.merge(
+        Layer.setTracerEnabled(false),
+        Layer.scopedDiscard(Effect.locallyScopedWith(HttpMiddleware.currentTracerDisabledWhen, () => () => true))
+      )
+    }
     const tracer = OtlpTracer.make({
       url: config.url.value,
       resource: { serviceName: config.serviceName, serviceVersion: SERVICE_VERSION },

@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto"
 import { OrgId } from "../Domain/Ids.ts"
 import { Membership, type Org, OrgFromRow } from "../Domain/Session.ts"
 import { isUniqueViolation, orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 export type { Membership } from "../Domain/Session.ts"
 
@@ -34,7 +35,7 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Auth/OrgRepo", {
             FROM org_members m JOIN orgs o ON o.id = m.org_id
             WHERE m.user_sub = ${sub}`
     })
-    const membership = (sub: string) => membershipOf(sub).pipe(orUnavailable, Effect.withSpan("OrgRepo.membership"))
+    const membership = (sub: string) => membershipOf(sub).pipe(orUnavailable, Spans.withSpan("OrgRepo.membership"))
 
     const addMember = (orgId: OrgId, userSub: string, role: Membership["role"]) =>
       sql`INSERT INTO org_members ${sql.insert({ orgId, userSub, role })}`
@@ -49,13 +50,13 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Auth/OrgRepo", {
         const org = yield* insertOrg({ id: randomUUID(), name, createdBy: sub }).pipe(Effect.catchTag("NoSuchElementException", Effect.die))
         yield* addMember(org.id, sub, "owner")
         return org
-      }).pipe(sql.withTransaction, uniqueAsAlreadyMember, Effect.withSpan("OrgRepo.create"))
+      }).pipe(sql.withTransaction, uniqueAsAlreadyMember, Spans.withSpan("OrgRepo.create"))
 
     const invite = (orgId: OrgId, tokenHash: Buffer, createdBy: string, expiresAt: Date) =>
       sql`INSERT INTO org_invites ${sql.insert({ id: randomUUID(), orgId, tokenHash, createdBy, expiresAt })}`.pipe(
         Effect.asVoid,
         orUnavailable,
-        Effect.withSpan("OrgRepo.invite")
+        Spans.withSpan("OrgRepo.invite")
       )
 
     const claimInvite = SqlSchema.findOne({
@@ -79,7 +80,7 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Auth/OrgRepo", {
         if (Option.isNone(claimed)) return Option.none<Org>()
         yield* addMember(claimed.value.orgId, sub, "member")
         return yield* findOrg(claimed.value.orgId)
-      }).pipe(sql.withTransaction, uniqueAsAlreadyMember, Effect.withSpan("OrgRepo.join"))
+      }).pipe(sql.withTransaction, uniqueAsAlreadyMember, Spans.withSpan("OrgRepo.join"))
 
     const members = SqlSchema.findAll({
       Request: OrgId,

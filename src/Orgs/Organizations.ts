@@ -5,6 +5,7 @@ import type { OrgId } from "../Domain/Ids.ts"
 import { CurrentSession, Me, OrgInvitation, type Session } from "../Domain/Session.ts"
 import { ContractorRoles } from "./ContractorRoles.ts"
 import { OrgRepo } from "./OrgRepo.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 const inviteGone = new NotFound({ error: "invite not found, already used or expired" })
 
@@ -32,7 +33,7 @@ export class Organizations extends Effect.Service<Organizations>()("Orgs/Organiz
     const asEmployer = <A, E, R>(f: (orgId: OrgId) => Effect.Effect<A, E, R>) =>
       CurrentSession.pipe(Effect.flatMap(employerOrg), Effect.flatMap(f))
 
-    const me = Effect.fn("Organizations.me")(function*(session: Session, inviteToken: string | undefined) {
+    const me = Spans.fn("Organizations.me")(function*(session: Session, inviteToken: string | undefined) {
       const membership = yield* orgs.membership(session.sub)
       const linked = yield* contractors.linkedTo(session.sub)
       const invite = yield* contractors.pendingInvite(session, inviteToken)
@@ -53,18 +54,18 @@ export class Organizations extends Effect.Service<Organizations>()("Orgs/Organiz
       })
     })
 
-    const createOrg = Effect.fn("Organizations.createOrg")(function*(session: Session, name: string) {
+    const createOrg = Spans.fn("Organizations.createOrg")(function*(session: Session, name: string) {
       const org = yield* orgs.create(name, session.sub).pipe(
         Effect.catchTag("AlreadyMember", () => Effect.fail(new Conflict({ error: "you already belong to an organization" })))
       )
       return org
     })
 
-    const acceptInvite = Effect.fn("Organizations.acceptInvite")(function*(session: Session, token: string, pvk: string | undefined) {
+    const acceptInvite = Spans.fn("Organizations.acceptInvite")(function*(session: Session, token: string, pvk: string | undefined) {
       return yield* contractors.acceptInvite(session, token, pvk)
     })
 
-    const inviteEmployer = Effect.fn("Organizations.inviteEmployer")(function*(session: Session) {
+    const inviteEmployer = Spans.fn("Organizations.inviteEmployer")(function*(session: Session) {
       const orgId = yield* employerOrg(session)
       const token = newInviteToken()
       const expiresAt = DateTime.add(yield* DateTime.now, { millis: INVITE_TTL_MS })
@@ -72,7 +73,7 @@ export class Organizations extends Effect.Service<Organizations>()("Orgs/Organiz
       return new OrgInvitation({ token, expiresAt })
     })
 
-    const joinOrg = Effect.fn("Organizations.joinOrg")(function*(session: Session, token: string) {
+    const joinOrg = Spans.fn("Organizations.joinOrg")(function*(session: Session, token: string) {
       const joined = yield* orgs.join(hashToken(token), session.sub, yield* now).pipe(
         Effect.catchTag("AlreadyMember", () => Effect.fail(new Conflict({ error: "you already belong to an organization" })))
       )

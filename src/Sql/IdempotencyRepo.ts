@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { deleteSome } from "./DeleteSome.ts"
 import { orUnavailable } from "./Errors.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 /** A key as one caller used it: who (`scope`), the key, and the fingerprint of the request that first came with it. */
 export interface KeyUse {
@@ -88,7 +89,7 @@ export class IdempotencyRepo extends Effect.Service<IdempotencyRepo>()("Sql/Idem
             : { _tag: "Answered", fingerprint, answer: { status, headers: headers ?? [], body: body ?? new Uint8Array() } }) as Claim
         }
         return { _tag: "InProgress", fingerprint: use.fingerprint } as Claim
-      }).pipe(orUnavailable, Effect.withSpan("IdempotencyRepo.claim"))
+      }).pipe(orUnavailable, Spans.withSpan("IdempotencyRepo.claim"))
 
     /** Extends the lease of a claim still held by `owner`. */
     const renew = (use: KeyUse, owner: string, lockedUntil: Date) =>
@@ -96,7 +97,7 @@ export class IdempotencyRepo extends Effect.Service<IdempotencyRepo>()("Sql/Idem
           WHERE scope = ${use.scope} AND key = ${use.key} AND owner = ${owner} AND status IS NULL`.pipe(
         Effect.asVoid,
         orUnavailable,
-        Effect.withSpan("IdempotencyRepo.renew")
+        Spans.withSpan("IdempotencyRepo.renew")
       )
 
     /** Keeps the answer of the request that held the claim. */
@@ -107,7 +108,7 @@ export class IdempotencyRepo extends Effect.Service<IdempotencyRepo>()("Sql/Idem
           WHERE scope = ${use.scope} AND key = ${use.key} AND owner = ${owner} AND status IS NULL`.pipe(
         Effect.asVoid,
         orUnavailable,
-        Effect.withSpan("IdempotencyRepo.complete")
+        Spans.withSpan("IdempotencyRepo.complete")
       )
 
     /** Gives the key back (the request failed in a way worth retrying): the next request with it runs. */
@@ -116,13 +117,13 @@ export class IdempotencyRepo extends Effect.Service<IdempotencyRepo>()("Sql/Idem
           WHERE scope = ${use.scope} AND key = ${use.key} AND owner = ${owner} AND status IS NULL`.pipe(
         Effect.asVoid,
         orUnavailable,
-        Effect.withSpan("IdempotencyRepo.release")
+        Spans.withSpan("IdempotencyRepo.release")
       )
 
     /** Deletes up to `limit` keys that expired before `before`. */
     const prune = (before: Date, limit: number) =>
       deleteSome(sql, { table: "idempotency_keys", key: "ctid", where: sql`expires_at < ${before}`, limit }).pipe(
-        Effect.withSpan("IdempotencyRepo.prune")
+        Spans.withSpan("IdempotencyRepo.prune")
       )
 
     return { claim, renew, complete, release, prune } as const

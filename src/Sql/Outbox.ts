@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto"
 import type { ServiceUnavailable } from "../Domain/Errors.ts"
 import type { OrgId } from "../Domain/Ids.ts"
 import { orUnavailable } from "./Errors.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 /** One event for an organization's webhooks: `{type, timestamp, data}` is what its endpoints receive. */
 export interface OutboxEvent {
@@ -46,7 +47,7 @@ export class Outbox extends Effect.Service<Outbox>()("Sql/Outbox", {
             RETURNING 1
           )
           SELECT pg_notify(${OUTBOX_CHANNEL}, 'due') FROM (SELECT count(*) AS n FROM queued) q WHERE q.n > 0`
-      }).pipe(Effect.asVoid, orUnavailable, Effect.withSpan("Outbox.emit", { attributes: { type: event.type } }))
+      }).pipe(Effect.asVoid, orUnavailable, Spans.withSpan("Outbox.emit", { attributes: { type: event.type } }))
 
     return { emit } as const
   })

@@ -4,6 +4,7 @@ import { StellarConfig } from "../Config.ts"
 import { trackRpcCall } from "../Observability/Metrics.ts"
 import { decodeEventsAnswer, decodeHealthAnswer, type EventsAnswer } from "./RpcAnswers.ts"
 import { RpcError, RpcUnreadable } from "./RpcClient.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 /**
  * The node does not serve the ledger asked for: stellar-rpc's `getEvents` answers "startLedger must be within the
@@ -97,7 +98,7 @@ export class ChainEvents extends Effect.Service<ChainEvents>()("Stellar/ChainEve
         ),
         Effect.timeoutFail({ duration: config.rpcTimeout, onTimeout: () => new RpcError({ method, message: "timed out" }) }),
         trackRpcCall(method),
-        Effect.withSpan(`ChainEvents.${method}`)
+        Spans.withSpan(`ChainEvents.${method}`)
       )
 
     /** The node's latest and oldest retained ledgers. */

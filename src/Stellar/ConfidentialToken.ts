@@ -2,6 +2,7 @@ import { Address, xdr } from "@stellar/stellar-sdk"
 import { Data, Effect, Option } from "effect"
 import { StellarConfig } from "../Config.ts"
 import { RpcClient, RpcError } from "./RpcClient.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 /**
  * The confidential token's interface as this service uses it, mirrored from OpenZeppelin/stellar-contracts,
@@ -90,7 +91,7 @@ export class ConfidentialToken extends Effect.Service<ConfidentialToken>()("Stel
                 ? Effect.succeed(Option.none<Registration>())
                 : new RpcError({ method: "simulateTransaction", message: e.message }))
           )
-      }).pipe(Effect.withSpan("ConfidentialToken.registration"))
+      }).pipe(Spans.withSpan("ConfidentialToken.registration"))
 
     return { registration, configured: Option.isSome(confidentialTokenContract) } as const
   }),

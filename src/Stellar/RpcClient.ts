@@ -4,6 +4,7 @@ import { Data, Duration, Effect, Either, Option, ParseResult } from "effect"
 import { StellarConfig } from "../Config.ts"
 import { trackRpcCall } from "../Observability/Metrics.ts"
 import { decodeSendAnswer, decodeTransactionAnswer } from "./RpcAnswers.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 export class RpcError extends Data.TaggedError("RpcError")<{
   readonly method: string
@@ -55,7 +56,7 @@ export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", 
           onTimeout: () => new RpcError({ method, message: "timed out" })
         }),
         trackRpcCall(method),
-        Effect.withSpan(`RpcClient.${method}`)
+        Spans.withSpan(`RpcClient.${method}`)
       )
 
     const attempt = <A>(method: string, run: () => Promise<A>) =>
@@ -128,7 +129,7 @@ export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", 
           catch: (cause) =>
             new RpcUnreadable({ method: "simulateTransaction", message: `could not assemble the transaction: ${String(cause)}` })
         })
-      }).pipe(Effect.withSpan("RpcClient.simulateAndAssemble"))
+      }).pipe(Spans.withSpan("RpcClient.simulateAndAssemble"))
 
     /** Simulates a read-only contract call and returns its value. */
     const simulateRead = (contractId: string, fn: string, args: ReadonlyArray<xdr.ScVal>) =>
@@ -146,7 +147,7 @@ export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", 
           return yield* new RpcError({ method: "simulateTransaction", message: "simulation returned no value" })
         }
         return result.result.retval
-      }).pipe(Effect.withSpan("RpcClient.simulateRead", { attributes: { contractId, fn } }))
+      }).pipe(Spans.withSpan("RpcClient.simulateRead", { attributes: { contractId, fn } }))
 
     /** `sendTransaction`, read from the raw JSON-RPC answer (see RpcAnswers.ts). */
     const sendTransaction = (tx: Transaction | FeeBumpTransaction) =>
@@ -167,7 +168,7 @@ export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", 
         Effect.scoped,
         Effect.mapError((cause) => new RpcError({ method: "friendbot", message: cause.message, cause })),
         Effect.timeoutFail({ duration: Duration.seconds(30), onTimeout: () => new RpcError({ method: "friendbot", message: "timed out" }) }),
-        Effect.withSpan("RpcClient.friendbot")
+        Spans.withSpan("RpcClient.friendbot")
       )
 
     return {

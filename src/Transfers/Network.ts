@@ -3,6 +3,7 @@ import { Clock, Data, Duration, Effect, Option, Ref, Schedule } from "effect"
 import { makeLedgerClock } from "../Stellar/LedgerClock.ts"
 import { RpcClient, type RpcError, type RpcUnreadable } from "../Stellar/RpcClient.ts"
 import { resultCodeOf } from "./ResultCode.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 export type SendOutcome = Data.TaggedEnum<{
   /**
@@ -123,7 +124,7 @@ export class Network extends Effect.Service<Network>()("Transfers/Network", {
             RpcUnreadable: (e) => Effect.succeed(SendOutcome.Unreadable({ message: e.message }))
           })
         )
-      }).pipe(Effect.withSpan("Network.send"))
+      }).pipe(Spans.withSpan("Network.send"))
 
     /** `getTransaction` as an outcome, with the latest ledger the answering node had. */
     const lookUp = (hash: string, maxTime: number) =>
@@ -178,7 +179,7 @@ export class Network extends Effect.Service<Network>()("Transfers/Network", {
             e._tag === "StillMissing" ? Duration.zero : TRANSPORT_PAUSE)),
           Effect.orElseSucceed(() => PollOutcome.NotYet())
         )
-      }).pipe(Effect.withSpan("Network.poll"))
+      }).pipe(Spans.withSpan("Network.poll"))
 
     return { send, check, poll } as const
   }),

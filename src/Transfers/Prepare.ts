@@ -8,6 +8,7 @@ import { CONFIDENTIAL_TOKEN_ERRORS, CONFIDENTIAL_TRANSFER, contractErrorCode } f
 import { RpcClient } from "../Stellar/RpcClient.ts"
 import { txHashHex } from "./Envelope.ts"
 import { Sponsor } from "./Sponsor.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 /** A prepared transaction's validity when the caller names none: time to sign it, short enough to expire soon. */
 export const DEFAULT_VALIDITY_SECONDS = 300
@@ -43,7 +44,7 @@ export class TransferPreparer extends Effect.Service<TransferPreparer>()("Transf
       })
     }
 
-    const prepare = Effect.fn("TransferPreparer.prepare")(function*(source: AccountId, request: PrepareTransferRequest) {
+    const prepare = Spans.fn("TransferPreparer.prepare")(function*(source: AccountId, request: PrepareTransferRequest) {
       if (Option.isNone(confidentialTokenContract)) {
         return yield* new NotImplemented({ error: "no confidential token is configured (CONFIDENTIAL_TOKEN_CONTRACT)" })
       }

@@ -8,6 +8,7 @@ import { RpcError } from "../Stellar/RpcClient.ts"
 import { Network } from "./Network.ts"
 import { Settle } from "./Settle.ts"
 import { type Submission, SubmissionRepo } from "./SubmissionRepo.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 /**
  * The round's submissions by source account, each account's in sequence-number order: resent concurrently, a later
@@ -115,7 +116,7 @@ export const ReconcilerLive = Layer.scopedDiscard(
             if (!final) mayResend = false
           }
         }), { concurrency: 8, discard: true })
-    }).pipe(Effect.withSpan("Reconciler.round"))
+    }).pipe(Spans.withSpan("Reconciler.round"))
 
     yield* repeatRounds("reconciler", round, {
       interval: reconcileInterval,

@@ -6,6 +6,7 @@ import { OrgId } from "../Domain/Ids.ts"
 import { Submission, SubmissionOutcome, type SubmissionState } from "../Domain/Transfer.ts"
 import { deleteSome } from "../Sql/DeleteSome.ts"
 import { orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 export type { Submission, SubmissionOutcome } from "../Domain/Transfer.ts"
 
@@ -98,7 +99,7 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
       }).pipe(
         sql.withTransaction,
         Effect.catchTag("SqlError", unavailableOrDie),
-        Effect.withSpan("SubmissionRepo.create")
+        Spans.withSpan("SubmissionRepo.create")
       )
 
     const byHash = SqlSchema.findOne({
@@ -106,7 +107,7 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
       Result: Submission,
       execute: (hash) => sql`SELECT ${columns} FROM submissions WHERE inner_hash = ${hash} OR outer_hash = ${hash}`
     })
-    const find = (hash: string) => byHash(hash).pipe(orUnavailable, Effect.withSpan("SubmissionRepo.find"))
+    const find = (hash: string) => byHash(hash).pipe(orUnavailable, Spans.withSpan("SubmissionRepo.find"))
 
     const byHashes = SqlSchema.findAll({
       Request: Schema.Struct({ orgId: OrgId, hashes: Schema.Array(Schema.String) }),
@@ -122,7 +123,7 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
     const findMany = (orgId: OrgId, hashes: ReadonlyArray<string>) =>
       hashes.length === 0
         ? Effect.succeed([])
-        : byHashes({ orgId, hashes }).pipe(orUnavailable, Effect.withSpan("SubmissionRepo.findMany"))
+        : byHashes({ orgId, hashes }).pipe(orUnavailable, Spans.withSpan("SubmissionRepo.findMany"))
 
     /** Runs `effect` in one transaction (a state change and what follows from it). */
     const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>) => sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", unavailableOrDie))
@@ -142,7 +143,7 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
           RETURNING inner_hash`.pipe(Effect.flatMap(decodeHashes), Effect.catchTag("ParseError", Effect.die))).pipe(
         Effect.map((rows) => rows.length === 1),
         orUnavailable,
-        Effect.withSpan("SubmissionRepo.transition", { attributes: { to } })
+        Spans.withSpan("SubmissionRepo.transition", { attributes: { to } })
       )
 
     /** A transaction that never reached the ledger gives its quota back (what it reserved elsewhere: SettlementHooks). */
@@ -178,7 +179,7 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
       earlier({ source, sequence, except }).pipe(
         Effect.map((rows) => rows.length > 0),
         orUnavailable,
-        Effect.withSpan("SubmissionRepo.earlierInFlight")
+        Spans.withSpan("SubmissionRepo.earlierInFlight")
       )
 
     /** Gives a lease this instance holds back at once, and forgets the reconciler's failures with it. */
@@ -215,11 +216,11 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
     })
     /** In-flight submissions nobody holds a lease on, leased to `owner` (this instance unless told). */
     const claimStale = (now: Date, until: Date, limit: number, owner: string = instance) =>
-      claimLapsed({ now, until, limit, owner }).pipe(orUnavailable, Effect.withSpan("SubmissionRepo.claimStale"))
+      claimLapsed({ now, until, limit, owner }).pipe(orUnavailable, Spans.withSpan("SubmissionRepo.claimStale"))
 
     /** Deletes up to `limit` quota reservations made before `before` (outside the quota window, so spent). */
     const pruneQuota = (before: Date, limit: number) =>
-      deleteSome(sql, { table: "sponsor_quota", key: "inner_hash", where: sql`reserved_at < ${before}`, limit }).pipe(Effect.withSpan("SubmissionRepo.pruneQuota"))
+      deleteSome(sql, { table: "sponsor_quota", key: "inner_hash", where: sql`reserved_at < ${before}`, limit }).pipe(Spans.withSpan("SubmissionRepo.pruneQuota"))
 
     /** Deletes up to `limit` submissions that reached a final state before `before`. */
     const pruneFinal = (before: Date, limit: number) =>
@@ -229,7 +230,7 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
         // Literal states, so that the partial index submissions_final applies.
         where: sql`state IN ('success', 'failed', 'rejected', 'expired') AND updated_at < ${before}`,
         limit
-      }).pipe(Effect.withSpan("SubmissionRepo.pruneFinal"))
+      }).pipe(Spans.withSpan("SubmissionRepo.pruneFinal"))
 
     return { create, find, findMany, earlierInFlight, transition, releaseQuota, lease, release, retryLater, claimStale, atomically, pruneQuota, pruneFinal } as const
   })

@@ -17,6 +17,7 @@ import { answerFor, Settle } from "./Settle.ts"
 import { FINAL_STATES, type Submission, SubmissionRepo } from "./SubmissionRepo.ts"
 import { type QuotaReservation, Sponsor } from "./Sponsor.ts"
 import { checkSources, type Submitter } from "./Submitter.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -162,7 +163,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
      * its own submission made false (its payout submitted or settled, its time bounds passed, its quota spent). The
      * existing submission is looked up only when a check refuses, so a first submission reads nothing more.
      */
-    const submit = Effect.fn("Transfers.submit")(function*(submitter: Submitter, request: TransferRequest) {
+    const submit = Spans.fn("Transfers.submit")(function*(submitter: Submitter, request: TransferRequest) {
       const tx = yield* decodeInner(request.signedXDR, networkPassphrase)
       yield* checkSources(tx, submitter.allowedSources)
       const at = yield* now
@@ -246,11 +247,11 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
       }).pipe(
         Effect.tapError((error) => (error instanceof SponsorRefused ? countSponsorRefusal(error) : Effect.void)),
         Effect.scoped,
-        Effect.withSpan("Transfers.execute")
+        Spans.withSpan("Transfers.execute")
       )
 
     /** Visible to whoever submitted it (the faucet's caller included) and to the submitting organization. */
-    const status = Effect.fn("Transfers.status")(function*(session: Session, hash: string) {
+    const status = Spans.fn("Transfers.status")(function*(session: Session, hash: string) {
       const row = yield* repo.find(hash.toLowerCase())
       if (Option.isNone(row)) return yield* notFound("transfer")
       const s = row.value

@@ -8,6 +8,7 @@ import { orUnavailable } from "../Sql/Errors.ts"
 import { keysetPages, type KeysetQuery } from "../Sql/KeysetPage.ts"
 import { OUTBOX_CHANNEL } from "../Sql/Outbox.ts"
 import { DeliveryId, DeliveryStatus, WebhookDelivery, WebhookId } from "./Api.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 const COLUMNS = "id, event_id, event_type AS type, status, attempts, created_at, last_attempt_at, last_status_code, " +
   "last_error, next_attempt_at, delivered_at"
@@ -63,7 +64,7 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("Webhooks/Deliv
       page([
         sql`endpoint_id = ${endpointId}`,
         ...Option.toArray(Option.map(query.status, (status) => sql`status = ${status}`))
-      ], query).pipe(Effect.withSpan("DeliveryRepo.list"))
+      ], query).pipe(Spans.withSpan("DeliveryRepo.list"))
 
     const copy = SqlSchema.findOne({
       Request: Schema.Struct({
@@ -97,7 +98,7 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("Webhooks/Deliv
         const created = yield* copy({ orgId, endpointId, deliveryId, id: DeliveryId.make(randomUUID()), now })
         if (Option.isSome(created)) yield* sql`SELECT pg_notify(${OUTBOX_CHANNEL}, 'due')`
         return created
-      }).pipe(sql.withTransaction, orUnavailable, Effect.withSpan("DeliveryRepo.resend"))
+      }).pipe(sql.withTransaction, orUnavailable, Spans.withSpan("DeliveryRepo.resend"))
 
     const claimDue = SqlSchema.findAll({
       Request: Schema.Struct({ now: Schema.DateFromSelf, until: Schema.DateFromSelf, limit: Schema.Int, owner: Schema.String }),
@@ -120,7 +121,7 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("Webhooks/Deliv
     })
     /** Claims up to `limit` due deliveries until `until`, skipping those another instance is claiming. */
     const claim = (now: Date, until: Date, limit: number, owner: string = instance) =>
-      claimDue({ now, until, limit, owner }).pipe(orUnavailable, Effect.withSpan("DeliveryRepo.claim"))
+      claimDue({ now, until, limit, owner }).pipe(orUnavailable, Spans.withSpan("DeliveryRepo.claim"))
 
     const reported = (claimed: Claimed, owner: string, set: Parameters<typeof sql.update>[0]) =>
       SqlSchema.findOne({
@@ -147,7 +148,7 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("Webhooks/Deliv
         })
         yield* sql`UPDATE webhook_endpoints SET last_success_at = ${attempt.at} WHERE id = ${claimed.endpointId}`
         return mine
-      }).pipe(sql.withTransaction, orUnavailable, Effect.withSpan("DeliveryRepo.delivered"))
+      }).pipe(sql.withTransaction, orUnavailable, Spans.withSpan("DeliveryRepo.delivered"))
 
     /** The attempt failed; the next is due at `next`. */
     const retryAt = (claimed: Claimed, attempt: Attempt, next: Date, owner: string = instance) =>
@@ -157,7 +158,7 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("Webhooks/Deliv
         lastError: attempt.error,
         nextAttemptAt: next,
         leaseOwner: null
-      }).pipe(orUnavailable, Effect.withSpan("DeliveryRepo.retryAt"))
+      }).pipe(orUnavailable, Spans.withSpan("DeliveryRepo.retryAt"))
 
     const disable = SqlSchema.findOne({
       Request: Schema.Struct({ id: WebhookId, now: Schema.DateFromSelf, since: Schema.DateFromSelf, reason: Schema.String }),
@@ -192,7 +193,7 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("Webhooks/Deliv
             last_error = coalesce(last_error || '; ', '') || 'endpoint disabled'
           WHERE endpoint_id = ${claimed.endpointId} AND status = 'pending'`
         return true
-      }).pipe(sql.withTransaction, orUnavailable, Effect.withSpan("DeliveryRepo.giveUp"))
+      }).pipe(sql.withTransaction, orUnavailable, Spans.withSpan("DeliveryRepo.giveUp"))
 
     /** Gives an attempt that never ran to the end (the instance stops) back at once, not counted. */
     const release = (claimed: Claimed, now: Date, owner: string = instance) =>
@@ -203,7 +204,7 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("Webhooks/Deliv
     /** Deletes up to `limit` deliveries that ended (delivered or failed) before `before`. */
     const pruneFinished = (before: Date, limit: number) =>
       deleteSome(sql, { table: "webhook_deliveries", key: "id", where: sql`status <> 'pending' AND created_at < ${before}`, limit })
-        .pipe(Effect.withSpan("DeliveryRepo.pruneFinished"))
+        .pipe(Spans.withSpan("DeliveryRepo.pruneFinished"))
 
     /** Deletes up to `limit` events from before `before` that no delivery refers to any more. */
     const pruneEvents = (before: Date, limit: number) =>
@@ -212,7 +213,7 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("Webhooks/Deliv
         key: "id",
         where: sql`created_at < ${before} AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)`,
         limit
-      }).pipe(Effect.withSpan("DeliveryRepo.pruneEvents"))
+      }).pipe(Spans.withSpan("DeliveryRepo.pruneEvents"))
 
     return { list, resend, claim, delivered, retryAt, giveUp, release, pruneFinished, pruneEvents } as const
   })

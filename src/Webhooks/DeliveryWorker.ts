@@ -10,6 +10,7 @@ import { retryDelay } from "./RetrySchedule.ts"
 import { send, SendFailed } from "./Sender.ts"
 import { signedHeaders } from "./Signature.ts"
 import { parseUrl, resolveTarget } from "./Target.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 /** At most this many deliveries are claimed by one query. */
 const CLAIM_BATCH = 50
@@ -88,7 +89,7 @@ export const DeliveryWorkerLive = Layer.scopedDiscard(
         ),
         Effect.catchAllCause((cause) => Effect.logWarning("a webhook attempt could not be recorded; it is retried once its claim lapses", cause)),
         Effect.annotateLogs({ deliveryId: claimed.id, endpointId: claimed.endpointId }),
-        Effect.withSpan("DeliveryWorker.deliver", { attributes: { deliveryId: claimed.id } })
+        Spans.withSpan("DeliveryWorker.deliver", { attributes: { deliveryId: claimed.id } })
       )
 
     const running = yield* FiberSet.make<void, never>()

@@ -3,6 +3,7 @@ import { Effect, Option, Schema } from "effect"
 import { OrgId } from "../Domain/Ids.ts"
 import { orUnavailable } from "../Sql/Errors.ts"
 import { EventType, Webhook, WebhookId } from "./Api.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 /** How many endpoints an organization may have. */
 export const MAX_ENDPOINTS = 20
@@ -52,7 +53,7 @@ export class EndpointRepo extends Effect.Service<EndpointRepo>()("Webhooks/Endpo
     })
     /** False when the organization already has MAX_ENDPOINTS endpoints. */
     const insert = (row: NewEndpoint) =>
-      insertOne(row).pipe(Effect.map(Option.isSome), orUnavailable, Effect.withSpan("EndpointRepo.insert"))
+      insertOne(row).pipe(Effect.map(Option.isSome), orUnavailable, Spans.withSpan("EndpointRepo.insert"))
 
     const listOf = SqlSchema.findAll({
       Request: OrgId,
@@ -65,7 +66,7 @@ export class EndpointRepo extends Effect.Service<EndpointRepo>()("Webhooks/Endpo
     const toWebhook = (row: typeof Listed.Type) =>
       new Webhook({ ...row, status: row.disabledAt === null ? "enabled" : "disabled" })
     const list = (orgId: OrgId) =>
-      listOf(orgId).pipe(Effect.map((rows) => rows.map(toWebhook)), orUnavailable, Effect.withSpan("EndpointRepo.list"))
+      listOf(orgId).pipe(Effect.map((rows) => rows.map(toWebhook)), orUnavailable, Spans.withSpan("EndpointRepo.list"))
 
     const findOne = SqlSchema.findOne({
       Request: OfOrg,
@@ -74,7 +75,7 @@ export class EndpointRepo extends Effect.Service<EndpointRepo>()("Webhooks/Endpo
     })
     /** Whether the organization has the endpoint. */
     const exists = (orgId: OrgId, id: WebhookId) =>
-      findOne({ orgId, id }).pipe(Effect.map(Option.isSome), orUnavailable, Effect.withSpan("EndpointRepo.exists"))
+      findOne({ orgId, id }).pipe(Effect.map(Option.isSome), orUnavailable, Spans.withSpan("EndpointRepo.exists"))
 
     const deleted = SqlSchema.findOne({
       Request: OfOrg,
@@ -83,7 +84,7 @@ export class EndpointRepo extends Effect.Service<EndpointRepo>()("Webhooks/Endpo
     })
     /** True when the organization had the endpoint (now gone, with its deliveries). */
     const remove = (orgId: OrgId, id: WebhookId) =>
-      deleted({ orgId, id }).pipe(Effect.map(Option.isSome), orUnavailable, Effect.withSpan("EndpointRepo.remove"))
+      deleted({ orgId, id }).pipe(Effect.map(Option.isSome), orUnavailable, Spans.withSpan("EndpointRepo.remove"))
 
     return { insert, list, exists, remove } as const
   })

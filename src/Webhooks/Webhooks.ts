@@ -10,6 +10,7 @@ import { DeliveryRepo } from "./DeliveryRepo.ts"
 import { EndpointRepo, MAX_ENDPOINTS } from "./EndpointRepo.ts"
 import { newSecret } from "./Signature.ts"
 import { parseUrl, resolveTarget } from "./Target.ts"
+import * as Spans from "../Observability/Spans.ts"
 
 /**
  * An organization's webhook endpoints and their delivery logs, managed by a signed-in employer: never by an API key,
@@ -28,7 +29,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks/Webhooks", {
         ? orgs.employerOrg(session)
         : Effect.fail(new Forbidden({ error: "webhooks are managed by a signed-in employer, not by an API key" }))
 
-    const create = Effect.fn("Webhooks.create")(function*(session: Session, request: CreateWebhook) {
+    const create = Spans.fn("Webhooks.create")(function*(session: Session, request: CreateWebhook) {
       const orgId = yield* orgOf(session)
       const target = yield* parseUrl(request.url, config).pipe(
         Effect.tap((url) => resolveTarget(url, config)),
@@ -44,15 +45,15 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks/Webhooks", {
       return new NewWebhook({ id, url, events, secret, createdAt: DateTime.unsafeFromDate(createdAt) })
     })
 
-    const list = Effect.fn("Webhooks.list")(function*(session: Session) {
+    const list = Spans.fn("Webhooks.list")(function*(session: Session) {
       return new WebhookList({ items: yield* endpoints.list(yield* orgOf(session)) })
     })
 
-    const remove = Effect.fn("Webhooks.remove")(function*(session: Session, id: WebhookId) {
+    const remove = Spans.fn("Webhooks.remove")(function*(session: Session, id: WebhookId) {
       if (!(yield* endpoints.remove(yield* orgOf(session), id))) return yield* notFound("webhook endpoint")
     })
 
-    const log = Effect.fn("Webhooks.deliveries")(function*(session: Session, id: WebhookId, params: typeof ListDeliveriesParams.Type) {
+    const log = Spans.fn("Webhooks.deliveries")(function*(session: Session, id: WebhookId, params: typeof ListDeliveriesParams.Type) {
       const orgId = yield* orgOf(session)
       const after = params.cursor === undefined ? Option.none() : Option.some(yield* decodeCursor(params.cursor))
       if (!(yield* endpoints.exists(orgId, id))) return yield* notFound("webhook endpoint")
@@ -61,7 +62,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks/Webhooks", {
       return toPage(rows, limit, (delivery) => delivery)
     })
 
-    const resend = Effect.fn("Webhooks.resend")(function*(session: Session, id: WebhookId, deliveryId: DeliveryId) {
+    const resend = Spans.fn("Webhooks.resend")(function*(session: Session, id: WebhookId, deliveryId: DeliveryId) {
       const orgId = yield* orgOf(session)
       const created = yield* deliveries.resend(orgId, id, deliveryId, new Date(yield* Clock.currentTimeMillis))
       if (Option.isNone(created)) {
