@@ -1,7 +1,7 @@
-// The embedded cluster's first steps, in plain Node (no Effect, nothing heavy to load): `main.ts` starts them before
-// it loads the rest of the service, so that a first start's initdb (about a second) runs while the modules load.
-// Everything up to initdb's spawn is synchronous (a few milliseconds): module loading keeps the event loop busy, and
-// an asynchronous step would wait for it. src/Sql/Embedded.ts runs the cluster and wraps these steps in an Effect.
+// The embedded cluster's first steps, in plain Node (no Effect, nothing heavy to load): src/Sql/Postmaster.ts takes
+// them before it starts the server, from `main.ts` before the rest of the service loads, so that a first start's
+// initdb (about a second) runs while the modules load. Everything up to initdb's spawn is synchronous (a few
+// milliseconds): loading the modules keeps the event loop busy, and an asynchronous step would wait for it.
 import { execFile, execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
@@ -11,9 +11,9 @@ import { promisify } from "node:util"
 
 export const DEFAULT_DATA_DIR = "./.data"
 export const SERVER_USER = "postgres"
-export const MAJOR = "18"
+const MAJOR = "18"
 
-export const run = promisify(execFile)
+const run = promisify(execFile)
 
 export interface ServerUser {
   readonly uid?: number
@@ -191,15 +191,7 @@ const initialise = (initdb: string, dataDir: string, pgDir: string, owner: Serve
   )
 }
 
-/**
- * Kept on the process, not the module: `npm start` starts the cluster from this file as source (src/main.ts) and may
- * then load the service from its bundle, which holds a second copy of this module; both must share one preparation.
- */
-const PREPARED = Symbol.for("confidential-payroll/prepared-clusters")
-const prepared: Map<string, Promise<PreparedCluster>> = ((globalThis as Record<symbol, unknown>)[PREPARED] ??= new Map()) as Map<
-  string,
-  Promise<PreparedCluster>
->
+const prepared = new Map<string, Promise<PreparedCluster>>()
 
 /** The binaries, the server user and an initialised cluster in `dataDir/pg`: once per directory and process. */
 export const prepareCluster = (dataDirOption: string, durable: boolean): Promise<PreparedCluster> => {

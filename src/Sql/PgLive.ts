@@ -2,6 +2,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Option, String } from "effect"
 import { DatabaseConfig, OperationsConfig } from "../Config.ts"
 import { startEmbedded } from "./Embedded.ts"
+import { SERVICE_CLUSTER } from "./Postmaster.ts"
 
 /**
  * A name transform remembered per name: every row of every answer has its columns renamed (and the keys of its jsonb
@@ -41,7 +42,7 @@ export const PgLive = Layer.unwrapScoped(
     if (Option.isSome(url)) {
       return PgClient.layer({ url: url.value, connectTimeout: databaseConnectTimeout, ...naming })
     }
-    const embedded = yield* startEmbedded({ dataDir, durable: true, maxConnections: 40 })
+    const embedded = yield* startEmbedded({ dataDir, ...SERVICE_CLUSTER })
     yield* Effect.logInfo("embedded PostgreSQL started").pipe(Effect.annotateLogs({ dataDir, port: embedded.port }))
     return PgClient.layer({ ...embedded, connectTimeout: databaseConnectTimeout, ...naming })
   })

@@ -1,0 +1,95 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit } from "effect"
+import { spawn } from "node:child_process"
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import * as Path from "node:path"
+import { startEmbedded } from "../src/Sql/Embedded.ts"
+import { claimPostmaster, startPostmaster } from "../src/Sql/Postmaster.ts"
+import { alive, stopLeftoverCluster } from "./support/EmbeddedCluster.ts"
+
+/** `npm start`'s process without DATABASE_URL, run until it exits by itself (within 60 s): its exit code and output. */
+const runToExit = (env: Readonly<Record<string, string>>) =>
+  Effect.promise(async () => {
+    const { DATABASE_URL: _url, ...inherited } = process.env
+    const child = spawn(process.execPath, ["src/main.ts"], { env: { ...inherited, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    let output = ""
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve))
+    clearTimeout(timer)
+    return { pid: child.pid, code, output, lines: output.split("\n").filter((line) => line.trim() !== "") }
+  })
+
+/** A temporary DATA_DIR; a cluster left running in it is stopped before it is removed. */
+const dataDir = Effect.acquireRelease(
+  Effect.promise(() => mkdtemp(Path.join(tmpdir(), "payroll-early-"))),
+  (dir) =>
+    Effect.promise(async () => {
+      await stopLeftoverCluster(dir)
+      await rm(dir, { recursive: true, force: true })
+    })
+)
+
+const lockedPid = (dir: string) =>
+  readFile(Path.join(dir, "pg", "postmaster.pid"), "utf8").then((lock) => Number(lock.split("\n")[0]), () => undefined)
+
+/** The postmaster of `dir`'s cluster once it is gone (its lock file removed), or undefined after 10 s. */
+const gone = (dir: string) =>
+  Effect.promise(async () => {
+    for (let i = 0; i < 200; i++) {
+      const pid = await lockedPid(dir)
+      if (pid === undefined || !alive(pid)) return true
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    return false
+  })
+
+describe("PostgreSQL started by main.ts ahead of the service", () => {
+  it.live("is stopped when the process ends before the database layer took it over (a refused setting)", () =>
+    Effect.gen(function*() {
+      const dir = yield* dataDir
+      // An initialised cluster, so that main.ts starts its server before the bundle is loaded.
+      yield* Effect.scoped(startEmbedded({ dataDir: dir, durable: false, maxConnections: 10 }))
+      const { code, output, pid } = yield* runToExit({ DATA_DIR: dir, HOST: "not a host!", LOG_FORMAT: "logfmt" })
+      expect(code).toBe(1)
+      expect(output).toContain("HOST is not an IP address or a host name")
+      // It got as far as starting the server: the starter it wrote is that process.
+      expect(Number(yield* Effect.promise(() => readFile(Path.join(dir, "pg.starter"), "utf8")))).toBe(pid)
+      expect(yield* gone(dir)).toBe(true)
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("a failure of the early start is the database layer's to report, once, as the start's failure", () =>
+    Effect.gen(function*() {
+      const dir = yield* dataDir
+      yield* Effect.promise(async () => {
+        await mkdir(Path.join(dir, "pg"))
+        await writeFile(Path.join(dir, "pg", "PG_VERSION"), "17\n")
+      })
+      const { code, lines, output } = yield* runToExit({ DATA_DIR: dir, LOG_FORMAT: "json" })
+      expect(code).toBe(1)
+      expect(lines, output).toHaveLength(1)
+      const record = JSON.parse(lines[0]!)
+      expect(record.level).toBe("fatal")
+      expect(record.message).toContain("holds a PostgreSQL 17 data directory")
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("taken over once, with the settings it was started with; other settings are said to be a mistake", () =>
+    Effect.gen(function*() {
+      const dir = yield* dataDir
+      const options = { dataDir: dir, durable: false, maxConnections: 10 }
+      const early = startPostmaster(options)
+      const refused = yield* Effect.promise(() => claimPostmaster({ ...options, maxConnections: 20 }).ready.then(() => undefined, String))
+      expect(refused).toMatch(/was started with other settings than the database layer asks for/)
+      const taken = claimPostmaster(options)
+      expect(taken).toBe(early)
+      const { child } = yield* Effect.promise(() => taken.ready)
+      // The next one starts anew: refused, since this process runs the cluster's server already.
+      const second = yield* Effect.promise(() => claimPostmaster(options).ready.then(() => undefined, String))
+      expect(second).toContain("one service per DATA_DIR")
+      child.kill("SIGINT")
+      expect(yield* gone(dir)).toBe(true)
+      expect(Exit.isSuccess(yield* Effect.exit(Effect.scoped(startEmbedded(options))))).toBe(true)
+    }).pipe(Effect.scoped), 60_000)
+})
