@@ -23,6 +23,8 @@ export const splitTarget = (target: string) => {
 interface Template {
   readonly path: string
   readonly segments: ReadonlyArray<string>
+  /** Each static segment lower-cased (the router matches them in any case); undefined for a parameter. */
+  readonly lowered: ReadonlyArray<string | undefined>
   /** The label in metrics and logs: secrets and ids replaced by `:token`, `:hash`, `:id`. */
   readonly label: string
 }
@@ -66,22 +68,33 @@ export const routeTable = (paths: Iterable<string>): RouteTable => {
   const templates: ReadonlyArray<Template> = [...new Set(paths)]
     .map((path) => {
       const segments = path.split("/").slice(1)
-      return { path, segments, label: `/${segments.map(labelOf).join("/")}` }
+      return {
+        path,
+        segments,
+        lowered: segments.map((s) => s.startsWith(":") ? undefined : s.toLowerCase()),
+        label: `/${segments.map(labelOf).join("/")}`
+      }
     })
     .sort((a, b) => params(a.segments) - params(b.segments))
-  return { match: (path) => matchIn(templates, path) }
+  // Matched on every request: only the templates of the path's length are tried, static segments lower-cased once.
+  const bySize = new Map<number, Array<Template>>()
+  for (const template of templates) {
+    const same = bySize.get(template.segments.length) ?? []
+    same.push(template)
+    bySize.set(template.segments.length, same)
+  }
+  return { match: (path) => matchIn(bySize, path) }
 }
 
-const matchIn = (templates: ReadonlyArray<Template>, path: string): RouteMatch => {
-  const collapsed = path.replace(/\/{2,}/g, "/")
+const matchIn = (bySize: ReadonlyMap<number, ReadonlyArray<Template>>, path: string): RouteMatch => {
+  const collapsed = path.includes("//") ? path.replace(/\/{2,}/g, "/") : path
   const trimmed = collapsed.length > 1 && collapsed.endsWith("/") ? collapsed.slice(0, -1) : collapsed
   const segments = trimmed.split("/").slice(1).map(decode)
-  for (const template of templates) {
-    if (template.segments.length !== segments.length) continue
-    const fits = template.segments.every((t, i) => {
-      const segment = segments[i]!
-      return t.startsWith(":") ? segment.length > 0 && segment.length <= MAX_PARAM_LENGTH : t.toLowerCase() === segment.toLowerCase()
-    })
+  const lowered = segments.map((segment) => segment.toLowerCase())
+  for (const template of bySize.get(segments.length) ?? []) {
+    const fits = template.lowered.every((t, i) =>
+      t === undefined ? segments[i]!.length > 0 && segments[i]!.length <= MAX_PARAM_LENGTH : t === lowered[i]
+    )
     if (fits) {
       return {
         route: template.label,
