@@ -7,6 +7,7 @@ import { endWhenClientLeaves } from "./ClientGone.ts"
 import { logDefect, realDefects } from "./Defects.ts"
 import { databaseUnavailable, errorResponse, normalizeErrorBody } from "./ErrorBody.ts"
 import type { IdempotencyKeys } from "./Idempotency.ts"
+import { IDEMPOTENCY_KEY_HEADER } from "./IdempotencyKey.ts"
 import { isJsonMediaType, parseJsonBody } from "./JsonBody.ts"
 import { readBounded } from "./ReadBody.ts"
 import { requestIdOf } from "./RequestId.ts"
@@ -116,14 +117,18 @@ export const serverMiddleware = <R = never>(routes: RouteTable, options: ServerO
       yield* HttpApp.appendPreResponseHandler((_request, response) => answer(response))
       const checked = yield* checkRequest(request, target, match)
       if (Either.isLeft(checked)) return yield* answer(checked.left)
-      const guard = options.idempotency === undefined || target === undefined
+      // Without the header the guard passes every request: it is not asked (most requests, every read).
+      const guard = options.idempotency === undefined || target === undefined ||
+          checked.right.headers[IDEMPOTENCY_KEY_HEADER] === undefined
         ? { _tag: "Pass" } as const
         : yield* options.idempotency.guard(checked.right, match.route, target).pipe(
           Effect.catchTag("ServiceUnavailable", () => Effect.succeed({ _tag: "Answer", response: databaseUnavailable() } as const))
         )
       if (guard._tag === "Answer") return yield* answer(guard.response)
       if (guard._tag === "Run") settle = guard.settle
-      const handled = Effect.provideService(app, HttpServerRequest.HttpServerRequest, checked.right)
+      // Providing a service copies the request's whole context: only when the request was rewritten (a target in
+      // absolute form, a body read here).
+      const handled = checked.right === request ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, checked.right)
       return yield* (guard._tag === "Run" ? guard.around(handled) : handled).pipe(
         Effect.catchAllCause((cause) => {
           // The app has answered (a bare 500 for a defect nothing caught); what is left is to say why, once.
