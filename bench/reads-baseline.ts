@@ -109,6 +109,8 @@ const SCHEMA = [
     updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
     UNIQUE (batch_id, contractor_id))`,
   `CREATE INDEX payouts_contractor ON payouts (contractor_id, created_at DESC)`,
+  // 0018
+  `CREATE INDEX payouts_batch_page ON payouts (batch_id, created_at DESC, id DESC)`,
   // 0003, with 0007's index and 0008's lease_owner
   `CREATE TABLE batch_jobs (
     id uuid PRIMARY KEY,

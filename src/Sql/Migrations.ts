@@ -18,6 +18,7 @@ import ApiKeys from "../../migrations/0014_api_keys.ts"
 import Archive from "../../migrations/0015_archive.ts"
 import Webhooks from "../../migrations/0016_webhooks.ts"
 import RateLimitsUnlogged from "../../migrations/0017_rate_limits_unlogged.ts"
+import PayoutsPage from "../../migrations/0018_payouts_page.ts"
 import { PgLive } from "./PgLive.ts"
 
 /** Migrations are listed here so that they ship with the code; PgMigrator records which ran. */
@@ -35,7 +36,8 @@ export const MigratorLive = PgMigrator.layer({
     "0014_api_keys": ApiKeys,
     "0015_archive": Archive,
     "0016_webhooks": Webhooks,
-    "0017_rate_limits_unlogged": RateLimitsUnlogged
+    "0017_rate_limits_unlogged": RateLimitsUnlogged,
+    "0018_payouts_page": PayoutsPage
   })
 }).pipe(Layer.provide(NodeContext.layer))
 
