@@ -1,26 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import { spawn } from "node:child_process"
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
 import { startEmbedded } from "../src/Sql/Embedded.ts"
 import { claimPostmaster, startPostmaster } from "../src/Sql/Postmaster.ts"
 import { alive, stopLeftoverCluster } from "./support/EmbeddedCluster.ts"
+import { runToExit } from "./support/Spawned.ts"
 
-/** `npm start`'s process without DATABASE_URL, run until it exits by itself (within 60 s): its exit code and output. */
-const runToExit = (env: Readonly<Record<string, string>>) =>
-  Effect.promise(async () => {
-    const { DATABASE_URL: _url, ...inherited } = process.env
-    const child = spawn(process.execPath, ["src/main.ts"], { env: { ...inherited, ...env }, stdio: ["ignore", "pipe", "pipe"] })
-    let output = ""
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
-    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve))
-    clearTimeout(timer)
-    return { pid: child.pid, code, output, lines: output.split("\n").filter((line) => line.trim() !== "") }
-  })
 
 /** A temporary DATA_DIR; a cluster left running in it is stopped before it is removed. */
 const dataDir = Effect.acquireRelease(

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import * as Path from "node:path"
 import { call, employer, signIn } from "./support/Client.ts"
 import { alive, stopLeftoverCluster } from "./support/EmbeddedCluster.ts"
-import { spawnService } from "./support/Spawned.ts"
+import { runToExit, spawnService, withoutDatabaseUrl } from "./support/Spawned.ts"
 import { freePort, loopbackRpc } from "./support/TestApp.ts"
 import { backend, freshDatabase } from "./support/TestDatabase.ts"
 
@@ -24,23 +24,7 @@ const attempt = (url: string, patienceMs: number): Promise<{ kind: Attempt; stat
     (e: unknown) => ({ kind: (e instanceof Error && e.name === "TimeoutError" ? "hung" : "refused") as Attempt })
   )
 
-const withoutDatabaseUrl = () => {
-  const { DATABASE_URL: _url, ...inherited } = process.env
-  return inherited
-}
 
-/** `npm start`'s process run until it exits by itself (within 60 s): its exit code and all it wrote. */
-const runToExit = (env: Readonly<Record<string, string>>) =>
-  Effect.promise(async () => {
-    const child = spawn(process.execPath, ["src/main.ts"], { env: { ...withoutDatabaseUrl(), ...env }, stdio: ["ignore", "pipe", "pipe"] })
-    let output = ""
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
-    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve))
-    clearTimeout(timer)
-    return { code, output, lines: output.split("\n").filter((line) => line.trim() !== "") }
-  })
 
 /** A loopback port something else listens on, for as long as the scope lasts. */
 const takenPort = Effect.acquireRelease(

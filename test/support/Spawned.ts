@@ -66,3 +66,25 @@ export const spawnService = (rpc: LoopbackRpc, env: Readonly<Record<string, stri
     const app = { url, rpc, sep10Key, sponsorKey, faucetKey, jwtSecret, config: settings }
     return { child, app, exited, output: () => output } satisfies Spawned
   })
+
+/** This process's environment without DATABASE_URL: a spawned service then runs its own embedded PostgreSQL. */
+export const withoutDatabaseUrl = () => {
+  const { DATABASE_URL: _url, ...inherited } = process.env
+  return inherited
+}
+
+/**
+ * `npm start`'s process without DATABASE_URL, run until it exits by itself (within 60 s, else SIGKILL): its pid,
+ * exit code and all it wrote.
+ */
+export const runToExit = (env: Readonly<Record<string, string>>) =>
+  Effect.promise(async () => {
+    const child = spawn(process.execPath, ["src/main.ts"], { env: { ...withoutDatabaseUrl(), ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    let output = ""
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve))
+    clearTimeout(timer)
+    return { pid: child.pid, code, output, lines: output.split("\n").filter((line) => line.trim() !== "") }
+  })
