@@ -1,5 +1,5 @@
 import { Effect, Metric } from "effect"
-import { httpMetricsOf } from "../Observability/Metrics.ts"
+import { httpDurationOf, httpRequestsOf } from "../Observability/Metrics.ts"
 
 export interface Answered {
   readonly method: string
@@ -9,30 +9,13 @@ export interface Answered {
   readonly started: number
 }
 
-/**
- * The two metrics of each route and status, made once: tagging them on every answer made new metric keys, each
- * hashed and looked up in the registry. Route labels are the route table's templates and statuses are few, so this
- * stays small.
- */
-const made = new Map<string, ReturnType<typeof httpMetricsOf>>()
-
-const metricsOf = (route: string, status: number) => {
-  const key = `${status} ${route}`
-  let metrics = made.get(key)
-  if (metrics === undefined) {
-    metrics = httpMetricsOf(route, String(status))
-    made.set(key, metrics)
-  }
-  return metrics
-}
-
 /** One line and one metric sample per answer; the request id comes with the request's log annotations. */
 export const recordAnswer = ({ method, route, started, status }: Answered) =>
   Effect.suspend(() => {
     const ms = Date.now() - started
-    const { duration, requests } = metricsOf(route, status)
+    const code = String(status)
     return Effect.zipRight(
-      Effect.zipRight(Metric.increment(requests), Metric.update(duration, ms / 1000)),
+      Effect.zipRight(Metric.increment(httpRequestsOf(route, code)), Metric.update(httpDurationOf(route, code), ms / 1000)),
       Effect.logInfo("http").pipe(Effect.annotateLogs({ method, route, status, ms }))
     )
   })

@@ -33,6 +33,7 @@ export class Drain extends Effect.Service<Drain>()("Health/Drain", {
     const requests = new Set<Fiber.RuntimeFiber<unknown, unknown>>()
     const empty = Effect.unsafeMakeLatch(true)
 
+    /** Counts a request in flight until its answer is written and every finalizer of its fiber has run. */
     const track = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
       Effect.withFiberRuntime((fiber) =>
         Effect.acquireUseRelease(
@@ -51,6 +52,12 @@ export class Drain extends Effect.Service<Drain>()("Health/Drain", {
 
     const idle = Effect.interruptible(empty.await)
 
+    /**
+     * Stops accepting connections but keeps the established ones, so a request that arrives on a kept-alive
+     * connection is still answered (with `Connection: close`); waits for every request in flight, at most
+     * SHUTDOWN_TIMEOUT. Past it, the requests left are interrupted: their fibers release what they hold (a
+     * transfer's lease goes to the reconciler) and they answer 503. Connections that still hang are then closed.
+     */
     const shutdown = (server: Server) =>
       Effect.gen(function*() {
         const started = yield* Clock.currentTimeMillis

@@ -8,35 +8,54 @@ import { Clock, Effect, Exit, Metric, MetricBoundaries, MetricKey, type MetricKe
 /** Seconds, from 5 ms to ~20 s. */
 const latencyBoundaries = MetricBoundaries.exponential({ start: 0.005, factor: 2, count: 13 })
 
+/**
+ * A family of metrics by their tags' values, each made once with the tags in its key. `Metric.tagged` adds its tags
+ * on every update, in a new array, so every update looked the tagged key up in the registry again (hashing it); a
+ * member of a family is looked up once, on its first update. Tag values are few (routes, statuses, RPC methods,
+ * outcomes, rules), so a family stays small.
+ */
+const family = <Type extends MetricKeyType.MetricKeyType<any, any>>(key: MetricKey.MetricKey<Type>, names: ReadonlyArray<string>) => {
+  const made = new Map<string, Metric.Metric<Type, MetricKeyType.MetricKeyType.InType<Type>, MetricKeyType.MetricKeyType.OutType<Type>>>()
+  return (...values: ReadonlyArray<string>) => {
+    const id = values.join("\u0000")
+    let metric = made.get(id)
+    if (metric === undefined) {
+      metric = Metric.fromMetricKey(MetricKey.taggedWithLabels(key, names.map((name, i) => MetricLabel.make(name, values[i] ?? ""))))
+      made.set(id, metric)
+    }
+    return metric
+  }
+}
+
 /** HTTP requests, tagged `route` (the matched route template, never a raw path with tokens) and `status`. */
 const httpRequestsKey = MetricKey.counter("http_requests_total", { description: "HTTP requests answered", incremental: true })
-const httpDurationKey = MetricKey.histogram("http_request_duration_seconds", latencyBoundaries, "HTTP request latency")
 export const httpRequests = Metric.fromMetricKey(httpRequestsKey)
-
-/**
- * A metric whose tags are part of its key. `Metric.tagged` adds its tags on every update, in a new array, so each
- * update looks the tagged key up in the registry again (hashing it); this key is looked up once, on its first update.
- */
-const taggedOnce = <Type extends MetricKeyType.MetricKeyType<any, any>>(
-  key: MetricKey.MetricKey<Type>,
-  tags: Readonly<Record<string, string>>
-) => Metric.fromMetricKey(MetricKey.taggedWithLabels(key, Object.entries(tags).map(([name, value]) => MetricLabel.make(name, value))))
-
-/** The two metrics of an HTTP route and status, to be made once each (AccessLog keeps them). */
-export const httpMetricsOf = (route: string, status: string) => ({
-  requests: taggedOnce(httpRequestsKey, { route, status }),
-  duration: taggedOnce(httpDurationKey, { route, status })
-})
+/** By route and status. */
+export const httpRequestsOf = family(httpRequestsKey, ["route", "status"])
+/** By route and status. */
+export const httpDurationOf = family(
+  MetricKey.histogram("http_request_duration_seconds", latencyBoundaries, "HTTP request latency"),
+  ["route", "status"]
+)
 
 /** Final outcomes of sponsored transfers, tagged `outcome` (SUCCESS, FAILED, REJECTED, EXPIRED). */
-export const transferOutcomes = Metric.counter("transfers_total", { description: "transfers by final outcome", incremental: true })
+const transferOutcomesKey = MetricKey.counter("transfers_total", { description: "transfers by final outcome", incremental: true })
+export const transferOutcomes = Metric.fromMetricKey(transferOutcomesKey)
+const transferOutcomeOf = family(transferOutcomesKey, ["outcome"])
 
 /** Sponsor refusals, tagged `rule` (operation, function, contract, arguments, auth, fee, timebounds, quota, payout). */
-export const sponsorRefusals = Metric.counter("sponsor_refusals_total", { description: "sponsor policy refusals by rule", incremental: true })
+const sponsorRefusalsKey = MetricKey.counter("sponsor_refusals_total", { description: "sponsor policy refusals by rule", incremental: true })
+export const sponsorRefusals = Metric.fromMetricKey(sponsorRefusalsKey)
+const sponsorRefusalOf = family(sponsorRefusalsKey, ["rule"])
 
 /** Stellar RPC calls, tagged `method` and `result` (ok, error). */
-export const rpcCalls = Metric.counter("stellar_rpc_calls_total", { description: "Stellar RPC calls", incremental: true })
-export const rpcDuration = Metric.histogram("stellar_rpc_call_duration_seconds", latencyBoundaries, "Stellar RPC call latency")
+const rpcCallsKey = MetricKey.counter("stellar_rpc_calls_total", { description: "Stellar RPC calls", incremental: true })
+export const rpcCalls = Metric.fromMetricKey(rpcCallsKey)
+const rpcCallOf = family(rpcCallsKey, ["method", "result"])
+const rpcDurationOf = family(
+  MetricKey.histogram("stellar_rpc_call_duration_seconds", latencyBoundaries, "Stellar RPC call latency"),
+  ["method"]
+)
 
 /** Batch-run jobs waiting to be worked (queued or with a lapsed lease), sampled by the worker. */
 export const batchQueueDepth = Metric.gauge("batch_jobs_queued", { description: "batch-run jobs not yet done" })
@@ -50,13 +69,13 @@ export const trackRpcCall = (method: string) => <A, E, R>(self: Effect.Effect<A,
     Effect.onExit(self, (exit) =>
       Exit.isInterrupted(exit) ? Effect.void : Effect.flatMap(Clock.currentTimeNanos, (end) =>
         Effect.all([
-          Metric.increment(Metric.tagged(Metric.tagged(rpcCalls, "method", method), "result", Exit.isSuccess(exit) ? "ok" : "error")),
-          Metric.update(Metric.tagged(rpcDuration, "method", method), Number(end - start) / 1e9)
+          Metric.increment(rpcCallOf(method, Exit.isSuccess(exit) ? "ok" : "error")),
+          Metric.update(rpcDurationOf(method), Number(end - start) / 1e9)
         ], { discard: true }))))
 
 /** A transfer reached a final state: SUCCESS, FAILED, REJECTED or EXPIRED. */
-export const countTransferOutcome = (outcome: string) => Metric.increment(Metric.tagged(transferOutcomes, "outcome", outcome))
+export const countTransferOutcome = (outcome: string) => Metric.increment(transferOutcomeOf(outcome))
 
 /** The sponsor refused to pay, by the rule that refused. */
 export const countSponsorRefusal = (refusal: { readonly rule: string }) =>
-  Metric.increment(Metric.tagged(sponsorRefusals, "rule", refusal.rule))
+  Metric.increment(sponsorRefusalOf(refusal.rule))
