@@ -1,10 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
+import { existsSync } from "node:fs"
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
+import pg from "pg"
 import { startEmbedded } from "../src/Sql/Embedded.ts"
-import { claimPostmaster, startPostmaster } from "../src/Sql/Postmaster.ts"
+import { makeTemplate } from "../src/Sql/FirstStart.ts"
+import { claimPostmaster, HOST, startPostmaster } from "../src/Sql/Postmaster.ts"
 import { alive, stopLeftoverCluster } from "./support/EmbeddedCluster.ts"
 import { runToExit } from "./support/Spawned.ts"
 
@@ -78,5 +81,36 @@ describe("PostgreSQL started by main.ts ahead of the service", () => {
       child.kill("SIGINT")
       expect(yield* gone(dir)).toBe(true)
       expect(Exit.isSuccess(yield* Effect.exit(Effect.scoped(startEmbedded(options))))).toBe(true)
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("a first start copies the install's cluster template, which takes only the new cluster's own password; a copy a crash left is removed", () =>
+    Effect.gen(function*() {
+      // `npm install` made it (scripts/cluster-template.ts); made here when this checkout was installed without scripts.
+      const template = yield* Effect.promise(() => makeTemplate())
+      expect(existsSync(Path.join(template.dir, "PG_VERSION"))).toBe(true)
+      const connects = (port: number, password: string) =>
+        Effect.promise(async () => {
+          const client = new pg.Client({ host: HOST, port, user: "postgres", password, database: "postgres" })
+          try {
+            await client.connect()
+            return (await client.query<{ one: number }>("SELECT 1 AS one")).rows[0]?.one === 1
+          } catch (error) {
+            return (error as Error).message
+          } finally {
+            await client.end().catch(() => {})
+          }
+        })
+      for (const durable of [true, false]) {
+        const dir = yield* dataDir
+        // What a start killed half-way through a copy leaves: the next start copies afresh.
+        yield* Effect.promise(() => mkdir(Path.join(dir, "pg.copy")).then(() => writeFile(Path.join(dir, "pg.copy", "PG_VERSION"), "18\n")))
+        const { child, password, port } = yield* Effect.promise(() => startPostmaster({ dataDir: dir, durable, maxConnections: 5 }).ready)
+        expect(existsSync(Path.join(dir, "pg.copy"))).toBe(false)
+        expect(yield* Effect.promise(() => readFile(Path.join(dir, "pg.password"), "utf8"))).toBe(`${password}\n`)
+        expect(yield* connects(port, password)).toBe(true)
+        expect(yield* connects(port, `${password}x`)).toMatch(/password authentication failed/)
+        child.kill("SIGINT")
+        expect(yield* gone(dir)).toBe(true)
+      }
     }).pipe(Effect.scoped), 60_000)
 })

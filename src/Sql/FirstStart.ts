@@ -4,7 +4,22 @@
 // milliseconds): loading the modules keeps the event loop busy, and an asynchronous step would wait for it.
 import { execFile, execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from "node:fs"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { promisify } from "node:util"
@@ -153,11 +168,94 @@ const checkReachable = (binaries: Binaries, dataDir: string, owner: ServerUser) 
   }
 }
 
+/** initdb's arguments for a cluster in `pgDir` whose `postgres` role has the password in `passwordFile`. */
+const initdbArgs = (pgDir: string, passwordFile: string, durable: boolean) => [
+  `--pgdata=${pgDir}`,
+  `--username=${SERVER_USER}`,
+  "--auth=scram-sha-256",
+  `--pwfile=${passwordFile}`,
+  "--encoding=UTF8",
+  "--locale=C",
+  "--no-instructions",
+  ...(durable ? [] : ["--no-sync"])
+]
+
+type Failed = Error & { readonly code?: number | string; readonly stderr?: string }
+
+/** A failed child process, as an error that carries what the program said. */
+const failedWith = (program: string) => (e: Failed): never => {
+  const said = (e.stderr ?? "").trim()
+  const exit = typeof e.code === "number" ? ` (exit code ${e.code})` : ""
+  throw new Error(`${program} failed${exit}: ${said !== "" ? said : e.message}`)
+}
+
 /**
- * The cluster's password, after running initdb on the first start (spawned at once; only its end is awaited). A
+ * Where `npm install` leaves a cluster for first starts to copy (scripts/cluster-template.ts), beside the binaries it
+ * was made with: `node_modules/.cache/confidential-payroll/pg-<the binaries' package version>`, so that other binaries
+ * never use it.
+ */
+export const templateDir = (binaries: Binaries): string => {
+  const platformRoot = Path.resolve(Path.dirname(binaries.initdb), "..", "..")
+  const { version } = JSON.parse(readFileSync(Path.join(platformRoot, "package.json"), "utf8")) as { readonly version?: unknown }
+  if (typeof version !== "string" || !/^[\w.+-]+$/.test(version)) throw new Error(`unexpected ${platformPackage} package.json`)
+  return Path.join(platformRoot, "..", "..", ".cache", "confidential-payroll", `pg-${version}`)
+}
+
+/**
+ * The steps of a first start from the template, in one shell so that they run while the service loads (the event
+ * loop is busy for about half a second then, and a step waiting for it would wait that long): the template's files
+ * copied into the new directory, the `postgres` role given this cluster's own password by a single-user backend (the
+ * statement comes on standard input, never on a command line), and meanwhile a durable cluster's files flushed by
+ * PostgreSQL's own `initdb --sync-only` (the backend flushes what it writes itself, at its shutdown checkpoint).
+ */
+const TEMPLATE_STEPS = `set -e
+cp -Rp "$1/." "$2"
+if [ "$5" = durable ]; then
+  "$4" --sync-only -D "$2" >/dev/null &
+  syncing=$!
+  "$3" --single -D "$2" -c log_min_messages=warning -c log_checkpoints=off postgres
+  wait $syncing
+else
+  "$3" --single -D "$2" -c log_min_messages=warning -c log_checkpoints=off -c fsync=off postgres
+fi`
+
+/**
+ * A first start from the template (TEMPLATE_STEPS), built in `DATA_DIR/pg.copy` as the server user and renamed to
+ * `DATA_DIR/pg` once complete: a crash before the rename leaves only `pg.copy`, which the next start removes. About
+ * 0.2 s where initdb takes about a second. Every cluster copied from one template shares its system identifier, which
+ * only physical replication between them would notice.
+ */
+const copyTemplate = async (template: string, binaries: Binaries, dataDir: string, pgDir: string, owner: ServerUser, password: string, durable: boolean) => {
+  const copy = `${pgDir}.copy`
+  rmSync(copy, { recursive: true, force: true })
+  mkdirSync(copy, { mode: 0o700 })
+  if (owner.uid !== undefined && owner.gid !== undefined) chownSync(copy, owner.uid, owner.gid)
+  const steps = run("sh", ["-c", TEMPLATE_STEPS, "sh", template, copy, binaries.postgres, binaries.initdb, durable ? "durable" : "throw-away"], {
+    ...owner,
+    env: serverEnv()
+  })
+  steps.child.stdin?.end(`ALTER ROLE ${SERVER_USER} PASSWORD '${password}';\n`)
+  const { stderr } = await steps.catch(failedWith("copying the cluster template"))
+  // A single-user backend reports a failed statement on its standard error and still exits 0.
+  if (/\b(ERROR|FATAL|PANIC):/.test(stderr)) throw new Error(`setting the copied cluster's password failed: ${stderr.trim()}`)
+  if (existsSync(pgDir)) rmdirSync(pgDir) // empty: the caller checked
+  renameSync(copy, pgDir)
+  if (durable) {
+    const directory = openSync(dataDir, "r")
+    try {
+      fsyncSync(directory)
+    } finally {
+      closeSync(directory)
+    }
+  }
+}
+
+/**
+ * The cluster's password, after making the cluster on the first start: copied from the install's template when there
+ * is one (a copy that fails falls back to initdb), else by initdb (spawned at once; only its end is awaited). A
  * directory of another PostgreSQL version (PGlite's included) is refused.
  */
-const initialise = (initdb: string, dataDir: string, pgDir: string, owner: ServerUser, durable: boolean): Promise<string> => {
+const initialise = (binaries: Binaries, dataDir: string, pgDir: string, owner: ServerUser, durable: boolean): Promise<string> => {
   const passwordFile = Path.join(dataDir, "pg.password")
   const versionFile = Path.join(pgDir, "PG_VERSION")
   if (existsSync(versionFile)) {
@@ -171,24 +269,57 @@ const initialise = (initdb: string, dataDir: string, pgDir: string, owner: Serve
   if (existsSync(pgDir) && readdirSync(pgDir).length > 0) {
     throw new Error(`${pgDir} is not an empty or PostgreSQL ${MAJOR} data directory (an old PGlite one?): delete it`)
   }
-  mkdirSync(pgDir, { recursive: true, mode: 0o700 })
   if (owner.uid !== undefined && owner.gid !== undefined) {
     // The postgres user only needs to pass through DATA_DIR (o+x), not to list or read it.
     chmodSync(dataDir, statSync(dataDir).mode | 0o001)
-    chownSync(pgDir, owner.uid, owner.gid)
   }
   const password = existsSync(passwordFile) ? readFileSync(passwordFile, "utf8").trim() : randomBytes(24).toString("base64url")
   writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 })
   if (owner.uid !== undefined && owner.gid !== undefined) chownSync(passwordFile, owner.uid, owner.gid)
-  const args = [`--pgdata=${pgDir}`, `--username=${SERVER_USER}`, "--auth=scram-sha-256", `--pwfile=${passwordFile}`, "--encoding=UTF8", "--locale=C", "--no-instructions"]
-  return run(initdb, durable ? args : [...args, "--no-sync"], { ...owner, env: serverEnv() }).then(
-    () => password,
-    (e: Error & { readonly code?: number | string; readonly stderr?: string }) => {
-      const said = (e.stderr ?? "").trim()
-      const exit = typeof e.code === "number" ? ` (exit code ${e.code})` : ""
-      throw new Error(`initdb failed${exit}: ${said !== "" ? said : e.message}`)
+  const byInitdb = () => {
+    rmSync(`${pgDir}.copy`, { recursive: true, force: true })
+    mkdirSync(pgDir, { recursive: true, mode: 0o700 })
+    if (owner.uid !== undefined && owner.gid !== undefined) chownSync(pgDir, owner.uid, owner.gid)
+    return run(binaries.initdb, initdbArgs(pgDir, passwordFile, durable), { ...owner, env: serverEnv() }).then(() => password, failedWith("initdb"))
+  }
+  let template: string | undefined
+  try {
+    template = templateDir(binaries)
+  } catch {
+    template = undefined
+  }
+  if (template === undefined || !existsSync(Path.join(template, "PG_VERSION"))) return byInitdb()
+  return copyTemplate(template, binaries, dataDir, pgDir, owner, password, durable).then(() => password, byInitdb)
+}
+
+/**
+ * Makes the template first starts copy (`templateDir`), by initdb with a password nobody keeps (each copy gets its
+ * own), synced, built beside it and renamed into place. Nothing when it exists; a reason when it cannot be made.
+ */
+export const makeTemplate = async (): Promise<{ readonly made: boolean; readonly dir: string }> => {
+  const binaries = findBinaries()
+  const owner = findServerUser()
+  const dir = templateDir(binaries)
+  if (existsSync(Path.join(dir, "PG_VERSION"))) return { made: false, dir }
+  const building = `${dir}.building-${process.pid}`
+  mkdirSync(Path.dirname(dir), { recursive: true })
+  if (owner.uid !== undefined) checkReachable(binaries, Path.join(Path.dirname(dir), "x"), owner)
+  rmSync(building, { recursive: true, force: true })
+  mkdirSync(building, { mode: 0o700 })
+  const passwordFile = Path.join(Path.dirname(dir), `.password-${process.pid}`)
+  writeFileSync(passwordFile, `${randomBytes(24).toString("base64url")}\n`, { mode: 0o600 })
+  try {
+    if (owner.uid !== undefined && owner.gid !== undefined) {
+      chownSync(building, owner.uid, owner.gid)
+      chownSync(passwordFile, owner.uid, owner.gid)
     }
-  )
+    await run(binaries.initdb, initdbArgs(building, passwordFile, true), { ...owner, env: serverEnv() }).catch(failedWith("initdb"))
+    renameSync(building, dir)
+    return { made: true, dir }
+  } finally {
+    rmSync(passwordFile, { force: true })
+    rmSync(building, { recursive: true, force: true })
+  }
 }
 
 const prepared = new Map<string, Promise<PreparedCluster>>()
@@ -207,7 +338,7 @@ export const prepareCluster = (dataDirOption: string, durable: boolean): Promise
         throw new Error(`cannot create ${dataDir}`, { cause })
       }
       if (owner.uid !== undefined) checkReachable(binaries, dataDir, owner)
-      return initialise(binaries.initdb, dataDir, pgDir, owner, durable).then((password) => ({ binaries, owner, dataDir, pgDir, password }))
+      return initialise(binaries, dataDir, pgDir, owner, durable).then((password) => ({ binaries, owner, dataDir, pgDir, password }))
     } catch (error) {
       return Promise.reject(error)
     }
