@@ -88,6 +88,8 @@ const start = (rpc: LoopbackRpc, dataDir: string, port: number) => {
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
+      // As `npm start` sets it (package.json): main.ts's own TypeScript is compiled once, not stripped on every start.
+      NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? Path.join(root, "dist", "server", "compile-cache"),
       DATA_DIR: dataDir,
       PORT: String(port),
       STELLAR_RPC_URL: rpc.url,
