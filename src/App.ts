@@ -1,4 +1,4 @@
-import { FetchHttpClient, HttpApi, HttpApiBuilder, HttpApiSwagger } from "@effect/platform"
+import { FetchHttpClient, HttpApi, HttpApiBuilder } from "@effect/platform"
 import { type ConfigError, Effect, Layer, Option } from "effect"
 import { Api } from "./Api.ts"
 import { Organizations } from "./Orgs/Organizations.ts"
@@ -36,7 +36,7 @@ import { FaucetRepo } from "./Funding/FaucetRepo.ts"
 import { FundingHttpLive } from "./Funding/Http.ts"
 import { Drain, trackRequests } from "./Http/Drain.ts"
 import { HealthHttpLive } from "./Health/Http.ts"
-import { OpenApiRoute } from "./Http/OpenApiDocument.ts"
+import { DocsRoute, OpenApiRoute } from "./Http/OpenApiDocument.ts"
 import { routeTable } from "./Http/RequestTarget.ts"
 import { serverMiddleware } from "./Http/ServerMiddleware.ts"
 import { idempotencyKeys } from "./Http/Idempotency.ts"
@@ -212,7 +212,7 @@ export const instanceOn = <ROut, E, RIn>(server: Layer.Layer<ROut, E, RIn>, exte
     trackRequests(anyOriginAnswers(serverMiddleware(routes, { idempotency: IdempotencyKeysLive })(app)))
   ).pipe(
     Layer.provideMerge(server),
-    Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+    Layer.provide(DocsRoute("/docs")),
     Layer.provide(OpenApiRoute("/openapi.json")),
     Layer.provide(MetricsRouteLive),
     Layer.provide(CorsLive),

@@ -93,6 +93,11 @@ layer(TestAppLive())("HTTP surface", (it) => {
       const docs = yield* call(app, "GET", "/docs")
       expect(docs.status).toBe(200)
       expect(docs.headers.get("content-type")).toContain("text/html")
+      // Built on the first request, then the same page: Swagger UI over the contract's document.
+      expect(docs.body).toContain("SwaggerUIBundle")
+      expect(docs.body).toContain("/auth/sep10/challenge")
+      expect((yield* call(app, "GET", "/docs")).body).toBe(docs.body)
+      expect((yield* call(app, "GET", "/openapi.json")).body).toEqual(spec.body)
     }))
 
   it.effect("unknown routes answer 404 {error}", () =>

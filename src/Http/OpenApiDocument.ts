@@ -1,5 +1,5 @@
-import { HttpApi, HttpApiBuilder, type HttpApiGroup, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiSwagger, HttpServerResponse, OpenApi } from "@effect/platform"
+import { Effect, Layer, Option } from "effect"
 import { ServerConfig, StellarTomlConfig } from "../Config.ts"
 
 /** What the document says about the deployment serving it, from its settings. */
@@ -37,12 +37,36 @@ export const openApiDocument = <Id extends string, Groups extends HttpApiGroup.H
   }
 }
 
-/** GET `path`: the document, built once when the routes are. */
+/**
+ * GET `path`: the document, built on its first request and kept. Building it (the whole contract walked, about
+ * 100 ms) is not start-up's work: no route needs it to answer.
+ */
 export const OpenApiRoute = (path: `/${string}`) =>
   HttpApiBuilder.Router.use((router) =>
     Effect.gen(function*() {
       const { api } = yield* HttpApi.Api
-      const response = yield* HttpServerResponse.json(openApiDocument(api, yield* deployment)).pipe(Effect.orDie)
-      yield* router.get(path, Effect.succeed(response))
+      const settings = yield* deployment
+      const response = yield* Effect.cached(Effect.suspend(() => HttpServerResponse.json(openApiDocument(api, settings))).pipe(Effect.orDie))
+      yield* router.get(path, response)
+    })
+  )
+
+/**
+ * GET `path`: the platform's Swagger page (HttpApiSwagger), likewise built on its first request: its layer is built
+ * then, on a router of its own, and that router answers this and every later request for the page.
+ */
+export const DocsRoute = (path: `/${string}`) =>
+  HttpApiBuilder.Router.use((router) =>
+    Effect.gen(function*() {
+      const api = yield* HttpApi.Api
+      const page = yield* Effect.cached(
+        HttpApiBuilder.Router.router.pipe(
+          Effect.provide(HttpApiSwagger.layer({ path }).pipe(
+            Layer.provideMerge(HttpApiBuilder.Router.Live),
+            Layer.provide(Layer.succeed(HttpApi.Api, api))
+          ))
+        )
+      )
+      yield* router.get(path, Effect.flatMap(page, (docs) => Effect.orDie(docs)))
     })
   )
