@@ -152,13 +152,11 @@ const blockedOnTheWay = (path: string, owner: ServerUser, executable: boolean): 
   return { path: blocked, described: `${blocked} (mode ${(mode & 0o7777).toString(8).padStart(4, "0")}, owner ${ownerName})` }
 }
 
-/**
- * As root the cluster runs as `postgres`, which must reach the binaries and pass through DATA_DIR's parents: refused
- * at once when it cannot (a checkout under /root, a DATA_DIR in a private directory), rather than by initdb.
- */
-const checkReachable = (binaries: Binaries, dataDir: string, owner: ServerUser) => {
-  const who = `running as root, the embedded PostgreSQL runs as the user \`${SERVER_USER}\``
-  const ownServer = "or set DATABASE_URL to a PostgreSQL server of your own"
+const who = `running as root, the embedded PostgreSQL runs as the user \`${SERVER_USER}\``
+const ownServer = "or set DATABASE_URL to a PostgreSQL server of your own"
+
+/** As root, the binaries must be within the `postgres` user's reach (see checkReachable). */
+const checkBinariesReachable = (binaries: Binaries, owner: ServerUser) => {
   for (const binary of [binaries.initdb, binaries.postgres]) {
     const blocked = blockedOnTheWay(binary, owner, true)
     if (blocked !== undefined) {
@@ -167,6 +165,14 @@ const checkReachable = (binaries: Binaries, dataDir: string, owner: ServerUser) 
         `${blocked.path} (to /opt or /srv, say), ${ownServer}`)
     }
   }
+}
+
+/**
+ * As root the cluster runs as `postgres`, which must reach the binaries and pass through DATA_DIR's parents: refused
+ * at once when it cannot (a checkout under /root, a DATA_DIR in a private directory), rather than by initdb.
+ */
+const checkReachable = (binaries: Binaries, dataDir: string, owner: ServerUser) => {
+  checkBinariesReachable(binaries, owner)
   const blocked = blockedOnTheWay(dataDir, owner, false)
   if (blocked !== undefined) {
     throw new Error(`${who}, which cannot reach DATA_DIR (${dataDir}): ${blocked.described} is in the way. Run the ` +
@@ -310,7 +316,7 @@ export const makeTemplate = async (): Promise<{ readonly made: boolean; readonly
   if (existsSync(Path.join(dir, "PG_VERSION"))) return { made: false, dir }
   const building = `${dir}.building-${process.pid}`
   mkdirSync(Path.dirname(dir), { recursive: true })
-  if (owner.uid !== undefined) checkReachable(binaries, Path.join(Path.dirname(dir), "x"), owner)
+  if (owner.uid !== undefined) checkBinariesReachable(binaries, owner)
   rmSync(building, { recursive: true, force: true })
   mkdirSync(building, { mode: 0o700 })
   const passwordFile = Path.join(Path.dirname(dir), `.password-${process.pid}`)
