@@ -28,8 +28,8 @@ export class HttpError extends Error {
 }
 
 /**
- * A pg Pool on BASELINE_DATABASE_URL, or on a private embedded PostgreSQL cluster in BASELINE_DATA_DIR/pg (the
- * service's own embedded start, durable as the service's); 10 connections, pg's default, as the service's. An idle
+ * A pg Pool on BASELINE_DATABASE_URL, or on a database `baseline` of a private embedded PostgreSQL cluster in
+ * BASELINE_DATA_DIR/pg (the service's own embedded start, durable as the service's); 10 connections, pg's default, as the service's. An idle
  * connection the server ends (the embedded cluster stopping, say) is no request's failure: pg reports it on the pool.
  */
 export const openDatabase = async (label: string): Promise<{ pool: pg.Pool; close: () => Promise<void> }> => {
@@ -43,14 +43,17 @@ export const openDatabase = async (label: string): Promise<{ pool: pg.Pool; clos
     const cluster = await Effect.runPromise(
       startEmbedded({ dataDir: env("BASELINE_DATA_DIR"), durable: true, maxConnections: 40 }).pipe(Scope.extend(scope))
     )
-    const pool = new pg.Pool({
-      host: cluster.host,
-      port: cluster.port,
-      user: cluster.username,
-      password: Redacted.value(cluster.password),
-      database: cluster.database,
-      max: 10
-    })
+    const server = { host: cluster.host, port: cluster.port, user: cluster.username, password: Redacted.value(cluster.password) }
+    // A database of its own: the cluster's `postgres` database comes with the service's schema when it was copied from
+    // the install's migrated template (src/Sql/FirstStart.ts), and the baseline makes its own tables.
+    const admin = new pg.Client({ ...server, database: cluster.database })
+    await admin.connect()
+    try {
+      await admin.query("CREATE DATABASE baseline")
+    } finally {
+      await admin.end()
+    }
+    const pool = new pg.Pool({ ...server, database: "baseline", max: 10 })
     return {
       pool,
       close: async () => {

@@ -623,7 +623,8 @@ try {
 
   // ---- the baseline's: the same rows ----
   const serviceSql = new pg.Client(await databaseConnection(serviceDb))
-  const baselineSql = new pg.Client(await databaseConnection(baselineDb))
+  // The baseline's tables are in a database of its own on an embedded cluster (bench/baseline-http.ts openDatabase).
+  const baselineSql = new pg.Client(await databaseConnection(baselineDb, "baseline"))
   await serviceSql.connect()
   await baselineSql.connect()
   let copied: Array<string>

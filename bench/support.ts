@@ -399,12 +399,13 @@ export const freshDatabase = async (label: string, serverUrl: string | undefined
 }
 
 /**
- * How to reach `db` directly (bench set-up SQL): the server's database, or the embedded cluster a process started in
- * its `dataDir` (the port in `pg/postmaster.pid`, the password in `pg.password`, as src/Sql/Embedded.ts keeps them).
+ * How to reach `db` directly (bench set-up SQL): the server's database, or database `embeddedDatabase` of the embedded
+ * cluster a process started in its `dataDir` (the port in `pg/postmaster.pid`, the password in `pg.password`, as
+ * src/Sql/Embedded.ts keeps them; a baseline's tables are in `baseline`, see bench/baseline-http.ts).
  */
-export const databaseConnection = async (db: BenchDatabase): Promise<pg.ClientConfig> => {
+export const databaseConnection = async (db: BenchDatabase, embeddedDatabase = "postgres"): Promise<pg.ClientConfig> => {
   if (db.url !== undefined) return { connectionString: db.url }
   const pid = await readFile(Path.join(db.dataDir, "pg", "postmaster.pid"), "utf8")
   const password = (await readFile(Path.join(db.dataDir, "pg.password"), "utf8")).trim()
-  return { host: "127.0.0.1", port: Number(pid.split("\n")[3]), user: "postgres", password, database: "postgres" }
+  return { host: "127.0.0.1", port: Number(pid.split("\n")[3]), user: "postgres", password, database: embeddedDatabase }
 }
