@@ -244,6 +244,10 @@ layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "10", ARCHIVE_INGEST: "false" }, { l
       const first = yield* transfers(app, token)
       const other = yield* transfers(second, token)
       const envelopes = Array.from({ length: 200 }, () => innerTransfer(app, wallet))
+      // Signing 200 envelopes holds the event loop for seconds on a loaded machine, past the server's 5 s keep-alive:
+      // the sign-in's idle sockets are closed by then, but fetch learns it only when the loop turns. One turn first,
+      // or the burst is sent on sockets already closed and fails in transport (CI: 9 RequestErrors of 200).
+      yield* Effect.sleep("100 millis")
       // Every send fails in transport, so no reservation is given back during the burst (a transport failure
       // is ambiguous: the transaction may have reached the network) and the quota alone decides who is sent.
       app.rpc.resetCalls()
