@@ -1,5 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
-import { OrgsApi } from "./Orgs/Api.ts"
+import { MembersApi, OrgsApi } from "./Orgs/Api.ts"
 import { AuthApi } from "./Auth/Api.ts"
 import { ApiKeysApi } from "./Auth/ApiKeysApi.ts"
 import { ArchiveApi } from "./Archive/Api.ts"
@@ -57,6 +57,7 @@ export class Api extends HttpApi.make("payroll")
   .add(HealthApi)
   .add(AuthApi)
   .add(OrgsApi)
+  .add(MembersApi)
   .add(ApiKeysApi)
   .add(ContractorsApi)
   .add(TransfersApi)

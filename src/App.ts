@@ -4,7 +4,13 @@ import { Api } from "./Api.ts"
 import { Organizations } from "./Orgs/Organizations.ts"
 import { OperationalKeys } from "./Auth/Keys.ts"
 import { OrgRepo } from "./Orgs/OrgRepo.ts"
-import { OrgsHttpLive } from "./Orgs/Http.ts"
+import { MembersHttpLive, OrgsHttpLive } from "./Orgs/Http.ts"
+import { orgPolicy } from "./Orgs/Policy.ts"
+import { Forbidden } from "./Domain/Errors.ts"
+import type { Session } from "./Domain/Session.ts"
+import { AuditTrail } from "./Sql/AuditTrail.ts"
+import { BatchControls } from "./Batches/BatchControls.ts"
+import { ControlRepo } from "./Batches/ControlRepo.ts"
 import { ApiKeysHttpLive, AuthHttpLive } from "./Auth/Http.ts"
 import { ApiKeyRepo } from "./Auth/ApiKeyRepo.ts"
 import { ApiKeys, isApiKey } from "./Auth/ApiKeys.ts"
@@ -71,6 +77,7 @@ const HandlersLive = Layer.mergeAll(
   HealthHttpLive,
   AuthHttpLive,
   OrgsHttpLive,
+  MembersHttpLive,
   ApiKeysHttpLive,
   ContractorsHttpLive,
   TransfersHttpLive,
@@ -111,8 +118,20 @@ export const SettlementHooksLive = Layer.effect(
   })
 )
 
-/** API keys belong to the employer's organization, as Orgs decides it. */
-const KeyOwnersLive = Layer.effect(KeyOwners, Effect.map(Organizations, (orgs) => ({ orgOf: orgs.employerOrg })))
+/** API keys belong to the employer's organization and are managed with `org:manage`, as Orgs decides it. */
+const KeyOwnersLive = Layer.effect(
+  KeyOwners,
+  Effect.map(Organizations, (orgs) => ({
+    managerOf: (session: Session) =>
+      orgs.actorOf(session).pipe(
+        Effect.filterOrFail(
+          (actor) => actor.permissions.includes(orgPolicy.manage),
+          (actor) => new Forbidden({ error: `this needs the permission ${orgPolicy.manage}, which the role ${actor.role} does not grant` })
+        ),
+        Effect.map((actor) => ({ orgId: actor.orgId, role: actor.role }))
+      )
+  }))
+)
 
 /**
  * Every service, each built once from its `DefaultWithoutDependencies` and given what it needs here, in layers from
@@ -131,6 +150,8 @@ export const servicesOn = (external: External) => {
     RateLimiter.Default,
     IdempotencyRepo.Default,
     Outbox.Default,
+    AuditTrail.Default,
+    ControlRepo.Default,
     Drain.Default
   )
   const Records = Layer.mergeAll(
@@ -138,6 +159,7 @@ export const servicesOn = (external: External) => {
     PayoutLink.DefaultWithoutDependencies,
     ContractorPayouts.DefaultWithoutDependencies,
     Batches.DefaultWithoutDependencies,
+    BatchControls.DefaultWithoutDependencies,
     ContractorInvites.DefaultWithoutDependencies,
     SessionVerifier.DefaultWithoutDependencies,
     Sponsor.DefaultWithoutDependencies,
@@ -147,14 +169,17 @@ export const servicesOn = (external: External) => {
   const Hooks = SettlementHooksLive
   const Rules = Layer.mergeAll(
     Settle.DefaultWithoutDependencies,
-    TransferPreparer.DefaultWithoutDependencies,
     Sep10.DefaultWithoutDependencies,
     Privy.DefaultWithoutDependencies,
     Registrations.DefaultWithoutDependencies
   )
   const Roles = ContractorRolesLive
   const Accounts = Layer.mergeAll(Organizations.DefaultWithoutDependencies, Contractors.DefaultWithoutDependencies)
-  const Submissions = Layer.mergeAll(Transfers.DefaultWithoutDependencies, BatchRuns.DefaultWithoutDependencies)
+  const Submissions = Layer.mergeAll(
+    Transfers.DefaultWithoutDependencies,
+    TransferPreparer.DefaultWithoutDependencies,
+    BatchRuns.DefaultWithoutDependencies
+  )
   const Keys = ApiKeys.DefaultWithoutDependencies.pipe(Layer.provideMerge(KeyOwnersLive))
   const Edge = Layer.mergeAll(
     Funding.DefaultWithoutDependencies,
@@ -197,7 +222,7 @@ export const routes = routeTable((() => {
 const IdempotencyKeysLive = idempotencyKeys((request) => {
   const token = /^bearer\s+(\S+)$/i.exec(request.headers["authorization"] ?? "")?.[1]
   return token === undefined ? Effect.succeedNone : Effect.zip(SessionVerifier, ApiKeys).pipe(
-    Effect.flatMap(([sessions, keys]) => isApiKey(token) ? keys.verify(token) : sessions.verify(token)),
+    Effect.flatMap(([sessions, keys]) => isApiKey(token) ? Effect.map(keys.verify(token), (k) => k.session) : sessions.verify(token)),
     Effect.map((session) => Option.some(`${session.method}:${session.sub}`)),
     Effect.orElseSucceed(() => Option.none())
   )

@@ -57,7 +57,7 @@ layer(AppLive, { timeout: 60_000 })("API keys", (it) => {
 
       const listed = yield* call(app, "GET", "/api-keys", { token: boss.token })
       expect(listed.status).toBe(200)
-      expect(listed.body.items).toEqual([{ id: created.id, name: "Runner", scopes: ["directory:read"], createdAt: created.createdAt, expiresAt: null, lastUsedAt: null }])
+      expect(listed.body.items).toEqual([{ id: created.id, name: "Runner", scopes: ["directory:read"], createdAt: created.createdAt, expiresAt: null, role: null, allowedCidrs: [], lastUsedAt: null }])
       expect(JSON.stringify(listed.body)).not.toContain(created.key)
 
       const rows = yield* query<Record<string, unknown>>(app, "SELECT * FROM api_keys WHERE id = $1", [created.id])

@@ -18,7 +18,7 @@ const orgWithWallets = (app: TestAppShape, n: number) =>
     for (let i = 1; i < n; i++) {
       const wallet = Keypair.random()
       app.rpc.setAccount({ id: wallet.publicKey() })
-      const invite = yield* (yield* api(app, owner.token)).account.inviteEmployer()
+      const invite = yield* (yield* api(app, owner.token)).account.inviteEmployer({ payload: { role: "payer" } })
       const token = yield* signIn(app, wallet)
       yield* (yield* api(app, token)).account.joinOrg({ path: { token: invite.token } })
       wallets.push(wallet)
@@ -95,17 +95,17 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 20 }), { excludeTestServices: true }
     Effect.gen(function*() {
       const app = yield* TestApp
       const owner = yield* api(app, (yield* walletEmployer(app, "Inviting Co")).token)
-      const invite = yield* owner.account.inviteEmployer()
+      const invite = yield* owner.account.inviteEmployer({ payload: { role: "payer" } })
       const member = yield* api(app, yield* signIn(app))
       const joined = yield* member.account.joinOrg({ path: { token: invite.token } })
       expect(joined.name).toBe("Inviting Co")
       expect(yield* member.account.me({ urlParams: {} })).toMatchObject({ roles: ["employer"], employer: { orgName: "Inviting Co" } })
       const late = yield* api(app, yield* signIn(app))
       expect((yield* failure(late.account.joinOrg({ path: { token: invite.token } })))._tag).toBe("NotFound")
-      const second = yield* owner.account.inviteEmployer()
+      const second = yield* owner.account.inviteEmployer({ payload: { role: "payer" } })
       expect((yield* failure(member.account.joinOrg({ path: { token: second.token } })))._tag).toBe("Conflict")
       const loner = yield* api(app, yield* signIn(app))
-      expect((yield* failure(loner.account.inviteEmployer()))._tag).toBe("Forbidden")
+      expect((yield* failure(loner.account.inviteEmployer({ payload: { role: "payer" } })))._tag).toBe("Forbidden")
     }))
 
   it.effect("100 real-size transfers across 10 accounts: one body is 413; the client's runPayroll splits them into jobs that fit", () =>

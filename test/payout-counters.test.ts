@@ -35,7 +35,7 @@ layer(PayoutLink.Default.pipe(Layer.provideMerge(Database)), { excludeTestServic
       const payouts = contractors.map((c) => ({ id: PayoutId.make(randomUUID()), batchId, orgId, contractorId: c.id, status: "ready" }))
       yield* sql`INSERT INTO payouts ${sql.insert(payouts)}`
       const now = new Date()
-      for (const p of payouts) yield* sql.withTransaction(link.markSubmitted(p.id, `hash-${p.id}`, now))
+      for (const p of payouts) yield* sql.withTransaction(link.markSubmitted(p.id, `hash-${p.id}`, now, { type: "member", id: "GTEST" }))
 
       yield* Effect.forEach(
         payouts,

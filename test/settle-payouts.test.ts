@@ -63,7 +63,7 @@ layer(SettleOnDatabase, { excludeTestServices: true })("settlement moves payouts
               sequence: "1"
             },
             { limit: 10, since: new Date(now.getTime() - 3_600_000), now },
-            link.markSubmitted(payoutId, outerHash, now)
+            link.markSubmitted(payoutId, outerHash, now, { type: "member", id: "GTEST" })
           )
           expect(created).toBe("created")
           return Option.getOrThrow(yield* repo.find(innerHash))

@@ -2,10 +2,18 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { OrgId } from "../Domain/Ids.ts"
 import { SignInMethod } from "../Domain/Session.ts"
+import { MemberRole } from "../Domain/Roles.ts"
 import { orUnavailable } from "../Sql/Errors.ts"
 import { ApiKey, ApiKeyId } from "./ApiKeysApi.ts"
 import { Scope } from "./Scopes.ts"
 import * as Spans from "../Observability/Spans.ts"
+
+/** A key's networks as stored: NULL for keys made before they could be narrowed. */
+const Cidrs = Schema.transform(Schema.NullOr(Schema.Array(Schema.String)), Schema.Array(Schema.String), {
+  strict: true,
+  decode: (cidrs) => cidrs ?? [],
+  encode: (cidrs) => cidrs
+})
 
 const Listed = Schema.Struct({
   id: ApiKeyId,
@@ -13,6 +21,8 @@ const Listed = Schema.Struct({
   scopes: Schema.Array(Scope),
   createdAt: Schema.DateTimeUtcFromDate,
   expiresAt: Schema.NullOr(Schema.DateTimeUtcFromDate),
+  role: Schema.NullOr(MemberRole),
+  allowedCidrs: Cidrs,
   lastUsedAt: Schema.NullOr(Schema.DateTimeUtcFromDate)
 })
 
@@ -24,7 +34,9 @@ export const KeyRecord = Schema.Struct({
   creatorSub: Schema.String,
   creatorMethod: SignInMethod,
   expiresAt: Schema.NullOr(Schema.DateFromSelf),
-  lastUsedAt: Schema.NullOr(Schema.DateFromSelf)
+  lastUsedAt: Schema.NullOr(Schema.DateFromSelf),
+  role: Schema.NullOr(MemberRole),
+  allowedCidrs: Cidrs
 })
 export type KeyRecord = typeof KeyRecord.Type
 
@@ -38,6 +50,8 @@ export interface NewKeyRow {
   readonly creatorMethod: SignInMethod
   readonly createdAt: Date
   readonly expiresAt: Date | null
+  readonly role: MemberRole | null
+  readonly allowedCidrs: ReadonlyArray<string>
 }
 
 /** API keys by hash (one indexed lookup per request) and by organization; revoking deletes the row. */
@@ -48,9 +62,10 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("Auth/ApiKeyRepo", 
     const insert = (row: NewKeyRow) =>
       sql`
         INSERT INTO api_keys
-          (id, org_id, name, key_hash, scopes, creator_sub, creator_method, created_at, expires_at)
+          (id, org_id, name, key_hash, scopes, creator_sub, creator_method, created_at, expires_at, role, allowed_cidrs)
         VALUES (${row.id}, ${row.orgId}, ${row.name}, ${Buffer.from(row.keyHash)}, string_to_array(${row.scopes.join(",")}, ','),
-          ${row.creatorSub}, ${row.creatorMethod}, ${row.createdAt}, ${row.expiresAt})`.pipe(
+          ${row.creatorSub}, ${row.creatorMethod}, ${row.createdAt}, ${row.expiresAt}, ${row.role},
+          string_to_array(${row.allowedCidrs.join(",")}, ','))`.pipe(
         Effect.asVoid,
         orUnavailable,
         Spans.withSpan("ApiKeyRepo.insert")
@@ -61,7 +76,7 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("Auth/ApiKeyRepo", 
       Result: Listed,
       execute: (orgId) =>
         sql`
-          SELECT id, name, scopes, created_at, expires_at, last_used_at FROM api_keys
+          SELECT id, name, scopes, created_at, expires_at, role, allowed_cidrs, last_used_at FROM api_keys
           WHERE org_id = ${orgId} ORDER BY created_at DESC, id`
     })
     const list = (orgId: OrgId) =>
@@ -76,7 +91,7 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("Auth/ApiKeyRepo", 
       Result: KeyRecord,
       execute: (hash) =>
         sql`
-          SELECT id, org_id, scopes, creator_sub, creator_method, expires_at, last_used_at FROM api_keys
+          SELECT id, org_id, scopes, creator_sub, creator_method, expires_at, last_used_at, role, allowed_cidrs FROM api_keys
           WHERE key_hash = ${Buffer.from(hash)}`
     })
     const find = (hash: Uint8Array) => byHash(hash).pipe(orUnavailable)

@@ -5,6 +5,11 @@ import type { Session } from "../Domain/Session.ts"
 import { ApiKeyRepo } from "./ApiKeyRepo.ts"
 import { ApiKeyId, ApiKeyList, type CreateApiKey, NewApiKey } from "./ApiKeysApi.ts"
 import { KeyOwners } from "./KeyOwners.ts"
+import { within } from "../Domain/Roles.ts"
+import type { OrgId } from "../Domain/Ids.ts"
+import { AuditTrail } from "../Sql/AuditTrail.ts"
+import { unavailableOrDie } from "../Sql/Errors.ts"
+import { SqlClient } from "@effect/sql"
 import * as Spans from "../Observability/Spans.ts"
 
 /** What every key starts with: how a bearer key is told apart from a session JWT (which starts `eyJ`). */
@@ -30,14 +35,25 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("Auth/ApiKeys", {
   effect: Effect.gen(function*() {
     const repo = yield* ApiKeyRepo
     const owners = yield* KeyOwners
+    const audit = yield* AuditTrail
+    const sql = yield* SqlClient.SqlClient
+    /** The change and its audit row commit together. */
+    const together = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", unavailableOrDie))
+    const record = (orgId: OrgId, session: Session, action: string, id: string) =>
+      audit.append({ orgId, actor: { type: "member", id: session.sub }, action, subject: { type: "apiKey", id } })
 
-    const orgOf = (session: Session) =>
+    const managerOf = (session: Session) =>
       session.apiKey === undefined
-        ? owners.orgOf(session)
+        ? owners.managerOf(session)
         : Effect.fail(new Forbidden({ error: "API keys are managed by a signed-in employer, not by a key" }))
+    const orgOf = (session: Session) => Effect.map(managerOf(session), (m) => m.orgId)
 
     const create = Spans.fn("ApiKeys.create")(function*(session: Session, request: CreateApiKey) {
-      const orgId = yield* orgOf(session)
+      const { orgId, role } = yield* managerOf(session)
+      if (request.role !== undefined && !within(request.role, role)) {
+        return yield* new Forbidden({ error: `a key may be narrowed only to a role within yours (${role}): ${request.role} is not` })
+      }
       const now = yield* Clock.currentTimeMillis
       const expiresAt = request.expiresAt
       if (expiresAt !== undefined && DateTime.toEpochMillis(expiresAt) <= now) {
@@ -46,8 +62,9 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("Auth/ApiKeys", {
       const key = `${API_KEY_PREFIX}${randomBytes(32).toString("base64url")}`
       const id = ApiKeyId.make(randomUUID())
       const scopes = [...new Set(request.scopes)]
+      const allowedCidrs = [...new Set(request.allowedCidrs ?? [])]
       const createdAt = new Date(now)
-      yield* repo.insert({
+      yield* together(Effect.zipRight(repo.insert({
         id,
         orgId,
         name: request.name,
@@ -56,15 +73,19 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("Auth/ApiKeys", {
         creatorSub: session.sub,
         creatorMethod: session.method,
         createdAt,
-        expiresAt: expiresAt === undefined ? null : DateTime.toDate(expiresAt)
-      })
+        expiresAt: expiresAt === undefined ? null : DateTime.toDate(expiresAt),
+        role: request.role ?? null,
+        allowedCidrs
+      }), record(orgId, session, "api_key.created", id)))
       return new NewApiKey({
         id,
         key,
         name: request.name,
         scopes,
         createdAt: DateTime.unsafeFromDate(createdAt),
-        expiresAt: expiresAt ?? null
+        expiresAt: expiresAt ?? null,
+        role: request.role ?? null,
+        allowedCidrs
       })
     })
 
@@ -73,11 +94,17 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("Auth/ApiKeys", {
     })
 
     const revoke = Spans.fn("ApiKeys.revoke")(function*(session: Session, id: ApiKeyId) {
-      const removed = yield* repo.remove(yield* orgOf(session), id)
+      const orgId = yield* orgOf(session)
+      const removed = yield* together(
+        Effect.tap(repo.remove(orgId, id), (gone) => gone ? record(orgId, session, "api_key.revoked", id) : Effect.void)
+      )
       if (!removed) return yield* new NotFound({ error: "API key not found" })
     })
 
-    /** A bearer key into the session it acts as; 401 when unknown (or revoked) or expired. */
+    /**
+     * A bearer key into the session it acts as, with the networks it may be used from (empty: any); 401 when unknown
+     * (or revoked) or expired.
+     */
     const verify = (key: string) =>
       Effect.gen(function*() {
         const found = yield* repo.find(hashOf(key))
@@ -95,9 +122,9 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("Auth/ApiKeys", {
           method: record.creatorMethod,
           jti: `api-key:${record.id}`,
           expiresAt: record.expiresAt ?? NEVER,
-          apiKey: { id: record.id, orgId: record.orgId, scopes: record.scopes }
+          apiKey: { id: record.id, orgId: record.orgId, scopes: record.scopes, role: record.role }
         }
-        return session
+        return { session, allowedCidrs: record.allowedCidrs }
       }).pipe(Spans.withSpan("ApiKeys.verify"))
 
     return { create, list, revoke, verify } as const

@@ -3,6 +3,8 @@ import { DateTime, Schema } from "effect"
 import { documented } from "../Domain/Documented.ts"
 import { Forbidden, InvalidRequest, NotFound } from "../Domain/Errors.ts"
 import { Name } from "../Domain/Text.ts"
+import { MemberRole } from "../Domain/Roles.ts"
+import { isProxyEntry } from "../Http/ClientAddress.ts"
 import { Scope } from "./Scopes.ts"
 import { Authentication } from "./Security.ts"
 
@@ -14,17 +16,44 @@ const EXAMPLE_KEY = "cpk_Qm9vdHN0cmFwcGVkLWV4YW1wbGUta2V5LW5vdC1yZWFsLTAxMjM0NTY
 
 const Scopes = Schema.Array(Scope).pipe(Schema.minItems(1), Schema.maxItems(6))
 
+/** An IPv4 or IPv6 address or CIDR block (`203.0.113.0/24`, `2001:db8::/32`). */
+const Cidr = Schema.String.pipe(
+  Schema.maxLength(64),
+  Schema.filter((text) => isProxyEntry(text), { message: () => "an IPv4 or IPv6 address or CIDR block" })
+).annotations({ description: "An IPv4 or IPv6 address or CIDR block", examples: ["203.0.113.0/24", "2001:db8::/32"] })
+
+const KeyRole = Schema.NullOr(MemberRole).annotations({
+  description: "The role the key acts within, at most its creator's (whatever their role grants now); null: the creator's role"
+})
+const KeyCidrs = Schema.Array(Cidr).annotations({
+  description: "The networks it may be used from (the client address as the sign-in limit finds it, TRUSTED_PROXIES " +
+    "included); empty: anywhere"
+})
+
 const CreateApiKeyFields = {
   name: Schema.propertySignature(Name).annotations({ description: "What the key is for, 1 to 200 characters (trimmed)" }),
   scopes: Schema.propertySignature(Scopes).annotations({ description: "What the key may do: one or more scopes" }),
   expiresAt: Schema.optional(Schema.DateTimeUtc).annotations({
     description: "When the key stops working (must be in the future); without it, it works until revoked"
+  }),
+  role: Schema.optional(MemberRole).annotations({
+    description: "Narrows the key to this role (it may grant nothing the creator's role lacks: 403 otherwise); without " +
+      "it, the key acts with the creator's role"
+  }),
+  allowedCidrs: Schema.optional(Schema.Array(Cidr).pipe(Schema.maxItems(20))).annotations({
+    description: "Up to 20 IPv4/IPv6 addresses or CIDR blocks the key may be used from; a call from elsewhere is 403"
   })
 }
 
 export class CreateApiKey extends Schema.Class<CreateApiKey>("CreateApiKey")(CreateApiKeyFields, documented(CreateApiKeyFields, {
   description: "A new API key of the organization",
-  examples: [{ name: "Payroll runner", scopes: ["batches:read", "transfers:submit"], expiresAt: DateTime.unsafeMake("2027-06-30T00:00:00Z") }]
+  examples: [{
+    name: "Payroll runner",
+    scopes: ["batches:read", "transfers:submit"],
+    expiresAt: DateTime.unsafeMake("2027-06-30T00:00:00Z"),
+    role: "payer",
+    allowedCidrs: ["203.0.113.0/24"]
+  }]
 })) {}
 
 const KeyFields = {
@@ -34,7 +63,9 @@ const KeyFields = {
   createdAt: Schema.propertySignature(Schema.DateTimeUtc).annotations({ description: "When the key was created" }),
   expiresAt: Schema.propertySignature(Schema.NullOr(Schema.DateTimeUtc)).annotations({
     description: "When the key stops working; null when it works until revoked"
-  })
+  }),
+  role: Schema.propertySignature(KeyRole),
+  allowedCidrs: Schema.propertySignature(KeyCidrs)
 }
 
 const NewApiKeyFields = {
@@ -53,7 +84,9 @@ export class NewApiKey extends Schema.Class<NewApiKey>("NewApiKey")(NewApiKeyFie
     name: "Payroll runner",
     scopes: ["batches:read", "transfers:submit"],
     createdAt: DateTime.unsafeMake("2026-11-24T09:30:00Z"),
-    expiresAt: DateTime.unsafeMake("2027-06-30T00:00:00Z")
+    expiresAt: DateTime.unsafeMake("2027-06-30T00:00:00Z"),
+    role: "payer",
+    allowedCidrs: ["203.0.113.0/24"]
   }]
 })) {}
 
@@ -72,6 +105,8 @@ export class ApiKey extends Schema.Class<ApiKey>("ApiKey")(ApiKeyFields, documen
     scopes: ["batches:read", "transfers:submit"],
     createdAt: DateTime.unsafeMake("2026-11-24T09:30:00Z"),
     expiresAt: null,
+    role: null,
+    allowedCidrs: [],
     lastUsedAt: DateTime.unsafeMake("2026-11-25T16:02:00Z")
   }]
 })) {}
@@ -89,6 +124,8 @@ export class ApiKeyList extends Schema.Class<ApiKeyList>("ApiKeyList")(ApiKeyLis
       scopes: ["batches:read", "transfers:submit"],
       createdAt: DateTime.unsafeMake("2026-11-24T09:30:00Z"),
       expiresAt: null,
+      role: null,
+      allowedCidrs: [],
       lastUsedAt: null
     }]
   }]
@@ -96,8 +133,8 @@ export class ApiKeyList extends Schema.Class<ApiKeyList>("ApiKeyList")(ApiKeyLis
 
 const id = HttpApiSchema.param("id", Schema.propertySignature(ApiKeyId).annotations({ description: "The key's id" }))
 
-const WHO = "For a signed-in employer (a session, not an API key): 403 when the session belongs to no organization, " +
-  "and to any API key."
+const WHO = "For a signed-in member with `org:manage` (owner, admin; a session, not an API key): 403 when the session " +
+  "belongs to no organization, its role lacks it, and to any API key."
 
 export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
   .add(
@@ -106,10 +143,11 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
       .annotate(OpenApi.Summary, "Create an API key")
       .annotate(
         OpenApi.Description,
-        "Creates a key for the organization that acts as the signed-in user, within its scopes, until it expires or is " +
-          "revoked. The key is in this answer only: the service keeps its SHA-256 hash. A key created by a wallet " +
+        "Creates a key for the organization that acts as the signed-in user, within its scopes and their role (or " +
+          "the narrower `role` given; a member removed or demoted takes their keys' powers with them at once), from " +
+          "`allowedCidrs` only when given, until it expires or is revoked. The key is in this answer only: the service keeps its SHA-256 hash. A key created by a wallet " +
           "(SEP-10) session may submit transfers sourced by that wallet (`transfers:submit`); one created by an " +
-          `email session gets 501 there, as the session would. ${WHO} 400 when \`expiresAt\` is not in the future.`
+          `email session gets 501 there, as the session would. ${WHO} 403 also when \`role\` grants what the creator's role lacks. 400 when \`expiresAt\` is not in the future.`
       )
   )
   .add(

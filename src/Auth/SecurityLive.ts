@@ -21,6 +21,15 @@ export const AuthenticationLive = Layer.effect(
   Effect.gen(function*() {
     const sessions = yield* SessionVerifier
     const keys = yield* ApiKeys
+    const trusted = new TrustedProxies((yield* ClientAddressConfig).trustedProxies)
+    /** A key narrowed to networks is refused from anywhere else, the client found as the sign-in limit finds it. */
+    const fromAllowedNetwork = (verified: { readonly session: Session; readonly allowedCidrs: ReadonlyArray<string> }) =>
+      verified.allowedCidrs.length === 0 ? Effect.succeed(verified.session) : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        const address = clientAddress(Option.getOrUndefined(request.remoteAddress), request.headers["x-forwarded-for"], trusted)
+        return address !== "unknown" && new TrustedProxies(verified.allowedCidrs).has(address)
+          ? Effect.succeed(verified.session)
+          : Effect.fail(new Forbidden({ error: "this API key may not be used from this network" }))
+      })
     const withinScopes = (session: Session) =>
       Effect.flatMap(Effect.serviceOption(HttpRouter.RouteContext), (context) => {
         const scopes = session.apiKey?.scopes ?? []
@@ -29,7 +38,9 @@ export const AuthenticationLive = Layer.effect(
           : Effect.fail(new Forbidden({ error: "this API key's scopes do not allow this operation" }))
       })
     const anyBearer = (token: string) =>
-      isApiKey(token) ? Effect.flatMap(keys.verify(token), withinScopes) : sessions.verify(token)
+      isApiKey(token)
+        ? keys.verify(token).pipe(Effect.flatMap(fromAllowedNetwork), Effect.flatMap(withinScopes))
+        : sessions.verify(token)
     return Authentication.of({
       bearer: (token) => {
         const value = Redacted.value(token)

@@ -15,7 +15,8 @@ import {
   ListBatchesParams,
   ListPayoutsParams,
   Payout,
-  PayoutPage
+  PayoutPage,
+  RejectBatch
 } from "../Domain/Batch.ts"
 import { Conflict, Forbidden, NotFound, NotImplemented } from "../Domain/Errors.ts"
 import { BatchId, PayoutId } from "../Domain/Ids.ts"
@@ -119,6 +120,70 @@ export class BatchesApi extends HttpApiGroup.make("batches")
       .annotate(
         OpenApi.Description,
         `Removes one payout; answers 204. ${EMPLOYER} ${MISSING} 404 also when the batch has no such payout. ${DRAFT_ONLY}`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("approve")`/batches/${id}/approve`.addSuccess(Batch).addError(NotFound).addError(Conflict)
+      .annotate(OpenApi.Summary, "Approve a ready batch")
+      .annotate(
+        OpenApi.Description,
+        "Records the caller's approval of a `ready` batch (maker-checker): once it holds the organization's " +
+          "`approvalsRequired` (GET /org/settings), its payouts can be paid. Answers the batch with its `approvals`. " +
+          `Needs \`batches:approve\` (owner, admin, approver). ${MISSING} 403 for the member who created or readied ` +
+          "it; 409 when the batch is not `ready`, or the caller already approved it."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("reject")`/batches/${id}/reject`.setPayload(RejectBatch).addSuccess(Batch).addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Reject a ready batch")
+      .annotate(
+        OpenApi.Description,
+        "Sends a `ready` batch back to `draft` with its payouts, its approvals cleared, with the reason in its " +
+          `\`batch.rejected\` event. Needs \`batches:approve\`. ${MISSING} 409 when the batch is not \`ready\`.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("pause")`/batches/${id}/pause`.addSuccess(Batch).addError(NotFound).addError(Conflict)
+      .annotate(OpenApi.Summary, "Pause a batch")
+      .annotate(
+        OpenApi.Description,
+        "Stops a `ready` or `started` batch (`paused`): its payouts are not sponsored (POST /transfer answers 409) " +
+          "and batch-run items paying them wait, queued, until it is resumed. What was already sent cannot be " +
+          `recalled and lands as the ledger decides. Needs \`batches:control\` (owner, admin, approver, payer). ${MISSING} ` +
+          "409 when the batch is in another state (named)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("resume")`/batches/${id}/resume`.addSuccess(Batch).addError(NotFound).addError(Conflict)
+      .annotate(OpenApi.Summary, "Resume a paused batch")
+      .annotate(
+        OpenApi.Description,
+        "Returns a `paused` batch to the state it was paused from; waiting batch-run items go on. Needs " +
+          `\`batches:control\`. ${MISSING} 409 when the batch is not paused.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("cancel")`/batches/${id}/cancel`.addSuccess(Batch).addError(NotFound).addError(Conflict)
+      .annotate(OpenApi.Summary, "Cancel a batch")
+      .annotate(
+        OpenApi.Description,
+        "Cancels every payout not yet submitted (`canceled`: never sponsored afterwards); payouts already submitted " +
+          "finish as the ledger decides, and the batch becomes `canceled` once nothing of it is in flight (at once when " +
+          "nothing is), with `cancelRequestedAt` set meanwhile and its counts true. Needs `batches:write` (owner, admin, " +
+          `initiator). ${MISSING} 409 when the batch is completed or already canceled.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("cancelPayout")`/batches/${id}/payouts/${payoutId}/cancel`.addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Cancel one payout")
+      .annotate(
+        OpenApi.Description,
+        "Cancels one payout not yet submitted (draft, ready or failed): it is never sponsored afterwards. Answers 204. " +
+          `Needs \`batches:write\`. ${MISSING} 404 also when the batch has no such payout; 409 when the payout was ` +
+          "submitted, settled or canceled already."
       )
   )
   .addError(Forbidden)

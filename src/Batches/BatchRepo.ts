@@ -13,6 +13,7 @@ import {
   PayoutStatus
 } from "../Domain/Batch.ts"
 import type { ServiceUnavailable } from "../Domain/Errors.ts"
+import { BatchMachine, PayoutMachine, type StateMachine, sourcesOf } from "../Domain/StateMachines.ts"
 import { BatchId, ContractorId, OrgId, PayoutId } from "../Domain/Ids.ts"
 import { keysetPages, type KeysetQuery } from "../Sql/KeysetPage.ts"
 import { orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
@@ -23,7 +24,36 @@ export interface ListQuery extends KeysetQuery {
   readonly status: Option.Option<BatchStatus>
 }
 
-const BATCH = "id, name, status, payout_count, settled_count, failed_count, created_at, started_at, completed_at"
+/**
+ * A batch's columns, with its approvals (oldest first) and its organization's approval rule: every answer carries
+ * them. Usable in SELECT and in RETURNING (a subquery there sees the approvals as they were before the statement).
+ */
+export const BATCH = "id, name, status, payout_count, settled_count, failed_count, canceled_count, created_by, readied_by, " +
+  "cancel_requested_at, created_at, started_at, completed_at, " +
+  "(SELECT coalesce(json_agg(json_build_object('by', a.member_sub, 'at', a.approved_at) ORDER BY a.approved_at, a.member_sub), " +
+  "'[]'::json) FROM batch_approvals a WHERE a.batch_id = batches.id) AS approvals, " +
+  "coalesce((SELECT s.approvals_required FROM org_settings s WHERE s.org_id = batches.org_id), 0) AS approvals_required"
+
+/**
+ * The states a status UPDATE may move a row from to `to`: `from`, each checked against the machine's table once, as
+ * the module loads, so that no statement can name a move the table does not allow.
+ */
+export const movable = <S extends string>(machine: StateMachine<S>, from: ReadonlyArray<S>, to: S): ReadonlyArray<S> => {
+  const allowed = sourcesOf(machine, to)
+  const refused = from.filter((s) => !allowed.includes(s))
+  if (refused.length > 0) throw new Error(`the state machine allows no move from ${refused.join(", ")} to ${to}`)
+  return from
+}
+
+const DRAFT_TO_READY = movable(BatchMachine, ["draft"], "ready")
+const PAYOUT_DRAFT_TO_READY = movable(PayoutMachine, ["draft"], "ready")
+const PAYOUT_TO_SUBMITTED = movable(PayoutMachine, ["ready", "failed"], "submitted")
+const PAYOUT_TO_FINAL = movable(PayoutMachine, ["submitted"], "settled")
+const TO_STARTED = movable(BatchMachine, ["ready"], "started")
+const RETRY_TO_STARTED = movable(BatchMachine, ["completed"], "started")
+const TO_COMPLETED = movable(BatchMachine, ["started", "paused"], "completed")
+movable(BatchMachine, TO_COMPLETED, "canceled")
+movable(PayoutMachine, PAYOUT_TO_FINAL, "failed")
 const PAYOUT = "id, batch_id, contractor_id, status, hash, error, created_at, updated_at"
 
 const Locked = Schema.Struct({ status: BatchStatus })
@@ -41,10 +71,13 @@ const NewPayout = Schema.Struct({
   status: Schema.Literal("draft")
 })
 
-/** What paying a payout depends on: its state, its batch's, and the contractor's address. */
+/** What paying a payout depends on: its state, its batch's (approvals, cancel), and the contractor's address. */
 const Payable = Schema.Struct({
   status: PayoutStatus,
   batchStatus: BatchStatus,
+  canceling: Schema.Boolean,
+  approvals: Schema.Int,
+  approvalsRequired: Schema.Int,
   address: Schema.NullOr(Schema.String)
 })
 export type Payable = typeof Payable.Type
@@ -57,9 +90,11 @@ const Finished = Schema.Struct({
   hash: Schema.NullOr(Schema.String)
 })
 
-/** A batch as its count of finished payouts leaves it: what `batch.completed` reports. */
+/** A batch as its count of finished payouts leaves it: what `batch.completed` (or `batch.canceled`) reports. */
 const Counted = Schema.Struct({
   orgId: OrgId,
+  previous: BatchStatus,
+  canceledCount: Schema.Int,
   name: Schema.String,
   status: BatchStatus,
   payoutCount: Schema.Int,
@@ -92,12 +127,17 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
       sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", unavailableOrDie))
 
     const insertBatch = SqlSchema.single({
-      Request: Schema.Struct({ id: Schema.String, orgId: OrgId, name: Schema.String }),
+      Request: Schema.Struct({ id: Schema.String, orgId: OrgId, name: Schema.String, createdBy: Schema.String }),
       Result: BatchFromRow,
       execute: (row) => sql`INSERT INTO batches ${sql.insert({ ...row, status: "draft" })} RETURNING ${batchColumns}`
     })
-    const create = (orgId: OrgId, name: string) =>
-      insertBatch({ id: randomUUID(), orgId, name }).pipe(orUnavailable, Spans.withSpan("BatchRepo.create"))
+    /** A new draft batch (inside the caller's transaction, with its audit row). */
+    const create = (orgId: OrgId, name: string, createdBy: string) =>
+      insertBatch({ id: randomUUID(), orgId, name, createdBy }).pipe(
+        Effect.catchTag("NoSuchElementException", Effect.die),
+        typed,
+        Spans.withSpan("BatchRepo.create")
+      )
 
     const findBatch = SqlSchema.findOne({
       Request: OfOrg,
@@ -114,21 +154,25 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
       ], query).pipe(Spans.withSpan("BatchRepo.list"))
 
     const markReady = SqlSchema.findOne({
-      Request: OfOrg,
+      Request: Schema.Struct({ orgId: OrgId, id: BatchId, by: Schema.String }),
       Result: BatchFromRow,
-      execute: ({ orgId, id }) =>
+      execute: ({ orgId, id, by }) =>
         sql`
-              UPDATE batches SET status = 'ready'
-              WHERE org_id = ${orgId} AND id = ${id} AND status = 'draft' AND payout_count > 0
+              UPDATE batches SET status = 'ready', readied_by = ${by}
+              WHERE org_id = ${orgId} AND id = ${id} AND status IN ${sql.in(DRAFT_TO_READY)} AND payout_count > 0
               RETURNING ${batchColumns}`
     })
-    /** draft → ready, only with at least one payout; its payouts become ready with it. */
-    const ready = (orgId: OrgId, id: BatchId, now: Date) =>
+    /** draft → ready, only with at least one payout; its payouts become ready with it (in the caller's transaction). */
+    const ready = (orgId: OrgId, id: BatchId, by: string, now: Date) =>
       Effect.gen(function*() {
-        const moved = yield* markReady({ orgId, id })
-        if (Option.isSome(moved)) yield* sql`UPDATE payouts SET status = 'ready', updated_at = ${now} WHERE batch_id = ${id}`
+        const moved = yield* markReady({ orgId, id, by })
+        if (Option.isSome(moved)) {
+          yield* sql`
+            UPDATE payouts SET status = 'ready', updated_at = ${now}
+            WHERE batch_id = ${id} AND status IN ${sql.in(PAYOUT_DRAFT_TO_READY)}`
+        }
         return moved
-      }).pipe(sql.withTransaction, orUnavailable, Spans.withSpan("BatchRepo.ready"))
+      }).pipe(typed, Spans.withSpan("BatchRepo.ready"))
 
     const deleteDraft = SqlSchema.findAll({
       Request: OfOrg,
@@ -207,7 +251,9 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
       Result: Payable,
       execute: ({ orgId, payoutId }) =>
         sql`
-            SELECT p.status, b.status AS batch_status, c.address
+            SELECT p.status, b.status AS batch_status, b.cancel_requested_at IS NOT NULL AS canceling, c.address,
+              (SELECT count(*)::int FROM batch_approvals a WHERE a.batch_id = b.id) AS approvals,
+              coalesce((SELECT s.approvals_required FROM org_settings s WHERE s.org_id = b.org_id), 0) AS approvals_required
             FROM payouts p JOIN batches b ON b.id = p.batch_id JOIN contractors c ON c.id = p.contractor_id
             WHERE p.id = ${payoutId} AND p.org_id = ${orgId}`
     })
@@ -221,32 +267,34 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
         sql`
             WITH prev AS (SELECT id, status FROM payouts WHERE id = ${payoutId} FOR UPDATE)
             UPDATE payouts p SET status = 'submitted', hash = ${hash}, error = NULL, updated_at = ${now}
-            FROM prev WHERE p.id = prev.id AND prev.status IN ('ready', 'failed')
+            FROM prev WHERE p.id = prev.id AND prev.status IN ${sql.in(PAYOUT_TO_SUBMITTED)}
             RETURNING p.batch_id, prev.status AS previous`
     })
     /** ready or failed → submitted; none when the payout is in neither. Returns its batch and its previous state. */
     const submitPayout = (payoutId: string, hash: string, now: Date) => markSubmitted({ payoutId, hash, now }).pipe(typed)
 
-    const markStarted = SqlSchema.findAll({
+    const markStarted = SqlSchema.findOne({
       Request: Schema.Struct({ batchId: BatchId, retry: Schema.Boolean, now: Schema.DateFromSelf }),
-      Result: Deleted,
+      Result: Schema.Struct({ orgId: OrgId, previous: BatchStatus }),
       execute: ({ batchId, retry, now }) =>
         sql`
-            UPDATE batches SET
+            WITH prev AS (SELECT id, status FROM batches WHERE id = ${batchId} FOR UPDATE)
+            UPDATE batches b SET
               status = 'started',
-              started_at = coalesce(started_at, ${now}),
+              started_at = coalesce(b.started_at, ${now}),
               completed_at = NULL,
-              failed_count = failed_count - ${retry ? 1 : 0}
-            WHERE id = ${batchId}
-              AND (status IN ('ready', 'started') OR (status = 'completed' AND ${retry}))
-            RETURNING id`
+              failed_count = b.failed_count - ${retry ? 1 : 0}
+            FROM prev
+            WHERE b.id = prev.id AND b.cancel_requested_at IS NULL
+              AND (prev.status = 'started' OR prev.status IN ${sql.in(TO_STARTED)} OR (prev.status IN ${sql.in(RETRY_TO_STARTED)} AND ${retry}))
+            RETURNING b.org_id, prev.status AS previous`
     })
     /**
      * The batch (re-)starts with a submitted payout: from ready or started, or from completed when the payout
-     * failed before (a retry), which then no longer counts as failed. False when the batch is not open.
+     * failed before (a retry), which then no longer counts as failed. None when the batch is not open (paused,
+     * canceled, rejected back to draft); else the state it left.
      */
-    const startBatch = (batchId: BatchId, retry: boolean, now: Date) =>
-      markStarted({ batchId, retry, now }).pipe(Effect.map((rows) => rows.length === 1), typed)
+    const startBatch = (batchId: BatchId, retry: boolean, now: Date) => markStarted({ batchId, retry, now }).pipe(typed)
 
     const markFinished = SqlSchema.findOne({
       Request: Schema.Struct({
@@ -259,7 +307,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
       execute: ({ payoutId, settled, error, now }) =>
         sql`
             UPDATE payouts SET status = ${settled ? "settled" : "failed"}, error = ${error}, updated_at = ${now}
-            WHERE id = ${payoutId} AND status = 'submitted'
+            WHERE id = ${payoutId} AND status IN ${sql.in(PAYOUT_TO_FINAL)}
             RETURNING batch_id, contractor_id, org_id, hash`
     })
     /** submitted → settled or failed, with its `payout.settled` / `payout.failed` event; none when it was not submitted. */
@@ -279,7 +327,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
             ...(outcome.settled ? { settledAt: now } : { error: outcome.error ?? null, failedAt: now })
           }
         })
-        return Option.some({ batchId, contractorId })
+        return Option.some({ batchId, contractorId, orgId })
       }).pipe(typed)
 
     const countOne = SqlSchema.single({
@@ -288,14 +336,18 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
       execute: ({ batchId, settled, now }) => {
         const s = settled ? 1 : 0
         const f = settled ? 0 : 1
+        const done = sql`b.settled_count + ${s} + b.failed_count + ${f} + b.canceled_count >= b.payout_count
+          AND b.status IN ${sql.in(TO_COMPLETED)}`
         return sql`
-          UPDATE batches SET
-            settled_count = settled_count + ${s},
-            failed_count = failed_count + ${f},
-            status = CASE WHEN settled_count + ${s} + failed_count + ${f} >= payout_count THEN 'completed' ELSE status END,
-            completed_at = CASE WHEN settled_count + ${s} + failed_count + ${f} >= payout_count THEN ${now} ELSE completed_at END
-          WHERE id = ${batchId}
-          RETURNING org_id, name, status, payout_count, settled_count, failed_count, started_at, completed_at`
+          WITH prev AS (SELECT id, status FROM batches WHERE id = ${batchId} FOR UPDATE)
+          UPDATE batches b SET
+            settled_count = b.settled_count + ${s},
+            failed_count = b.failed_count + ${f},
+            status = CASE WHEN ${done} THEN (CASE WHEN b.cancel_requested_at IS NULL THEN 'completed' ELSE 'canceled' END) ELSE b.status END,
+            completed_at = CASE WHEN ${done} THEN ${now} ELSE b.completed_at END
+          FROM prev WHERE b.id = prev.id
+          RETURNING b.org_id, prev.status AS previous, b.name, b.status, b.payout_count, b.settled_count, b.failed_count,
+            b.canceled_count, b.started_at, b.completed_at`
       }
     })
     /**
@@ -307,20 +359,22 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
         const batch = yield* countOne({ batchId, settled, now }).pipe(
           Effect.catchTag("NoSuchElementException", () => Effect.succeed(undefined))
         )
-        if (batch === undefined || batch.status !== "completed") return
+        if (batch === undefined || batch.previous === batch.status) return Option.none()
         yield* outbox.emit({
           orgId: batch.orgId,
-          type: "batch.completed",
+          type: batch.status === "canceled" ? "batch.canceled" : "batch.completed",
           data: {
             batchId,
             name: batch.name,
             payoutCount: batch.payoutCount,
             settledCount: batch.settledCount,
             failedCount: batch.failedCount,
+            canceledCount: batch.canceledCount,
             startedAt: batch.startedAt,
             completedAt: batch.completedAt
           }
         })
+        return Option.some({ orgId: batch.orgId, from: batch.previous, to: batch.status })
       }).pipe(typed)
 
     return {

@@ -1,10 +1,10 @@
 import { Clock, Effect, Option, Queue } from "effect"
 import { randomUUID } from "node:crypto"
-import { Organizations } from "../Orgs/Organizations.ts"
 import { BatchJob, type BatchRun, JobAccepted, JobResult } from "../Domain/Batch.ts"
 import { NotFound } from "../Domain/Errors.ts"
 import type { OrgId } from "../Domain/Ids.ts"
 import type { Session } from "../Domain/Session.ts"
+import type { Actor } from "../Domain/Actor.ts"
 import { requireWallet } from "../Transfers/Submitter.ts"
 import { answerFor } from "../Transfers/Settle.ts"
 import { FINAL_STATES, type SubmissionOutcome, SubmissionRepo } from "../Transfers/SubmissionRepo.ts"
@@ -19,7 +19,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export class BatchRuns extends Effect.Service<BatchRuns>()("Batches/BatchRuns", {
   effect: Effect.gen(function*() {
     const jobs = yield* JobRepo
-    const orgs = yield* Organizations
     const submissions = yield* SubmissionRepo
     const wake = yield* Queue.sliding<void>(1)
 
@@ -45,9 +44,9 @@ export class BatchRuns extends Effect.Service<BatchRuns>()("Batches/BatchRuns", 
         })
       })
 
-    const start = Spans.fn("BatchRuns.start")(function*(session: Session, run: BatchRun) {
+    const start = Spans.fn("BatchRuns.start")(function*(session: Session, actor: Actor, run: BatchRun) {
       yield* requireWallet(session)
-      const orgId = yield* orgs.employerOrg(session)
+      const orgId = actor.orgId
       const id = randomUUID()
       const items = run.transactions.map((t) => ({ signedXDR: t.signedXDR, ...(t.payoutId === undefined ? {} : { payoutId: t.payoutId }) }))
       yield* jobs.create({ id, orgId, sessionSub: session.sub, items }, new Date(yield* Clock.currentTimeMillis))
@@ -71,5 +70,5 @@ export class BatchRuns extends Effect.Service<BatchRuns>()("Batches/BatchRuns", 
 
     return { start, poll, wake } as const
   }),
-  dependencies: [JobRepo.Default, Organizations.Default, SubmissionRepo.Default]
+  dependencies: [JobRepo.Default, SubmissionRepo.Default]
 }) {}

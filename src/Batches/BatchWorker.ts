@@ -13,6 +13,11 @@ import { itemResult } from "./ItemResult.ts"
 import { plan, type Planned } from "./Plan.ts"
 import { BatchRuns } from "./BatchRuns.ts"
 import * as Spans from "../Observability/Spans.ts"
+import { ControlRepo } from "./ControlRepo.ts"
+import type { PayoutId } from "../Domain/Ids.ts"
+
+/** Why an item was not run this time: the instance is draining, or its payout's batch is paused. */
+type Skip = "draining" | "paused"
 
 /**
  * Every instance works the queue: it claims jobs with SKIP LOCKED, keeps their lease while working, and runs the
@@ -31,6 +36,7 @@ export const BatchWorkerLive = Layer.scopedDiscard(
     const runs = yield* BatchRuns
     const transfers = yield* Transfers
     const orgs = yield* OrgRepo
+    const controls = yield* ControlRepo
     const drain = yield* Drain
     const { networkPassphrase } = yield* StellarConfig
     const { reconcileInterval, jobsPerInstance, accountsPerJob } = yield* SubmissionConfig
@@ -38,17 +44,29 @@ export const BatchWorkerLive = Layer.scopedDiscard(
     const leaseFor = Duration.toMillis(Duration.times(reconcileInterval, 3))
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
-    const runItem = (job: JobRow, done: ReadonlySet<number>, sources: ReadonlySet<string>, skip: () => void) => (planned: Planned) =>
+    /** Whether the item pays a payout whose batch is paused: it then waits, queued (issue 22 §3). */
+    const held = (payoutId: PayoutId | undefined) => payoutId === undefined ? Effect.succeed(false) : controls.pausedPayout(payoutId)
+
+    const runItem = (job: JobRow, done: ReadonlySet<number>, sources: ReadonlySet<string>, skip: (why: Skip) => void) => (planned: Planned) =>
       Effect.gen(function*() {
         if (done.has(planned.i)) return
-        if (yield* drain.draining) return skip()
-        const submitter = new Submitter({ sub: job.sessionSub, orgId: job.orgId, allowedSources: sources })
+        if (yield* drain.draining) return skip("draining")
+        if (yield* held(planned.item.payoutId)) return skip("paused")
+        // The member who posted the job, as the audit trail's submitter of its transfers.
+        const submitter = new Submitter({
+          sub: job.sessionSub,
+          orgId: job.orgId,
+          allowedSources: sources,
+          actor: { type: "member", id: job.sessionSub }
+        })
         const request = TransferRequest.make({
           signedXDR: planned.item.signedXDR,
           ...(planned.item.payoutId === undefined ? {} : { payoutId: planned.item.payoutId })
         })
         const exit = yield* transfers.submit(submitter, request).pipe(Effect.exit)
         if (Exit.isFailure(exit) && databaseUnavailable(exit.cause)) return yield* Effect.failCause(exit.cause)
+        // Paused between the look above and the check: the refusal does not stand, the item waits.
+        if (Exit.isFailure(exit) && (yield* held(planned.item.payoutId))) return skip("paused")
         yield* jobs.record(job.id, itemResult(planned.i, planned.innerHash, exit))
       })
 
@@ -59,8 +77,8 @@ export const BatchWorkerLive = Layer.scopedDiscard(
         "a batch-run lease"
       )
 
-    const release = (id: string) =>
-      Effect.flatMap(now, (at) => jobs.release(id, at)).pipe(
+    const release = (id: string, afterMs = 0) =>
+      Effect.flatMap(now, (at) => jobs.release(id, new Date(at.getTime() + afterMs))).pipe(
         Effect.catchAllCause((cause) => Effect.logWarning("could not give a batch run back to the queue", cause))
       )
 
@@ -69,13 +87,15 @@ export const BatchWorkerLive = Layer.scopedDiscard(
         const done = new Set((yield* jobs.results(job.id)).map((r) => r.i))
         const sources = new Set(yield* orgs.memberAccounts(job.orgId))
         const groups = plan(job.items, networkPassphrase)
-        let skipped = false
-        const skip = () => void (skipped = true)
+        let skipped: Skip | undefined
+        const skip = (why: Skip) => void (skipped = skipped === "draining" ? skipped : why)
         yield* Effect.forEach(groups, (group) => Effect.forEach(group, runItem(job, done, sources, skip), { discard: true }), {
           concurrency: accountsPerJob,
           discard: true
         })
-        if (skipped) return yield* release(job.id)
+        // Draining: back to the queue at once, for another instance. Paused: looked at again an interval later.
+        if (skipped === "draining") return yield* release(job.id)
+        if (skipped === "paused") return yield* release(job.id, Duration.toMillis(reconcileInterval))
         yield* jobs.finish(job.id, yield* now, null)
         yield* Effect.logInfo("batch run finished").pipe(Effect.annotateLogs({ jobId: job.id, items: job.items.length }))
       }).pipe(

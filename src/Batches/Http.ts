@@ -5,9 +5,12 @@ import { batchToJson, payoutToJson } from "../Domain/Batch.ts"
 import { jsonAnswer, pageToJson } from "../Http/JsonAnswer.ts"
 import { Organizations } from "../Orgs/Organizations.ts"
 import { CurrentSession } from "../Domain/Session.ts"
+import { BatchControls } from "./BatchControls.ts"
 import { BatchRuns } from "./BatchRuns.ts"
 import { Batches } from "./Batches.ts"
 import { ContractorPayouts } from "./ContractorPayouts.ts"
+import { batchPolicy } from "./Policy.ts"
+import { requireWallet } from "../Transfers/Submitter.ts"
 
 /** The pages of batches and of a batch's payouts, encoded by hand (`batchToJson`, `payoutToJson`). */
 const answerBatchPage = jsonAnswer(pageToJson(batchToJson))
@@ -16,26 +19,45 @@ const answerPayoutPage = jsonAnswer(pageToJson(payoutToJson))
 export const BatchesHttpLive = HttpApiBuilder.group(Api, "batches", (handlers) =>
   Effect.gen(function*() {
     const batches = yield* Batches
-    const { asEmployer } = yield* Organizations
+    const controls = yield* BatchControls
+    const orgs = yield* Organizations
+    const read = orgs.authorize(batchPolicy.read)
+    const write = orgs.authorize(batchPolicy.write)
+    const approve = orgs.authorize(batchPolicy.approve)
+    const control = orgs.authorize(batchPolicy.control)
     return handlers
-      .handle("create", ({ payload }) => asEmployer((org) => batches.create(org, payload.name)))
-      .handle("list", ({ urlParams }) => asEmployer((org) => batches.list(org, urlParams)).pipe(Effect.map(answerBatchPage)))
-      .handle("get", ({ path }) => asEmployer((org) => batches.get(org, path.id)))
-      .handle("ready", ({ path }) => asEmployer((org) => batches.ready(org, path.id)))
-      .handle("remove", ({ path }) => asEmployer((org) => batches.remove(org, path.id)))
+      .handle("create", ({ payload }) => Effect.flatMap(write, (actor) => batches.create(actor, payload.name)))
+      .handle("list", ({ urlParams }) =>
+        Effect.flatMap(read, (actor) => batches.list(actor.orgId, urlParams)).pipe(Effect.map(answerBatchPage)))
+      .handle("get", ({ path }) => Effect.flatMap(read, (actor) => batches.get(actor.orgId, path.id)))
+      .handle("ready", ({ path }) => Effect.flatMap(write, (actor) => batches.ready(actor, path.id)))
+      .handle("remove", ({ path }) => Effect.flatMap(write, (actor) => batches.remove(actor, path.id)))
       .handle("payouts", ({ path, urlParams }) =>
-        asEmployer((org) => batches.payouts(org, path.id, urlParams)).pipe(Effect.map(answerPayoutPage)))
-      .handle("addPayouts", ({ path, payload }) => asEmployer((org) => batches.addPayouts(org, path.id, payload.contractorIds)))
-      .handle("removePayout", ({ path }) => asEmployer((org) => batches.removePayout(org, path.id, path.payoutId)))
+        Effect.flatMap(read, (actor) => batches.payouts(actor.orgId, path.id, urlParams)).pipe(Effect.map(answerPayoutPage)))
+      .handle("addPayouts", ({ path, payload }) =>
+        Effect.flatMap(write, (actor) => batches.addPayouts(actor, path.id, payload.contractorIds)))
+      .handle("removePayout", ({ path }) => Effect.flatMap(write, (actor) => batches.removePayout(actor, path.id, path.payoutId)))
+      .handle("approve", ({ path }) => Effect.flatMap(approve, (actor) => controls.approve(actor, path.id)))
+      .handle("reject", ({ path, payload }) => Effect.flatMap(approve, (actor) => controls.reject(actor, path.id, payload.reason)))
+      .handle("pause", ({ path }) => Effect.flatMap(control, (actor) => controls.pause(actor, path.id)))
+      .handle("resume", ({ path }) => Effect.flatMap(control, (actor) => controls.resume(actor, path.id)))
+      .handle("cancel", ({ path }) => Effect.flatMap(write, (actor) => controls.cancel(actor, path.id)))
+      .handle("cancelPayout", ({ path }) =>
+        Effect.flatMap(write, (actor) => controls.cancelPayout(actor, path.id, path.payoutId)))
   }))
 
 export const BatchRunsHttpLive = HttpApiBuilder.group(Api, "batchRuns", (handlers) =>
   Effect.gen(function*() {
     const runs = yield* BatchRuns
-    const { asEmployer } = yield* Organizations
+    const orgs = yield* Organizations
     return handlers
-      .handle("start", ({ payload }) => Effect.flatMap(CurrentSession, (s) => runs.start(s, payload)))
-      .handle("poll", ({ path }) => asEmployer((org) => runs.poll(org, path.jobId)))
+      .handle("start", ({ payload }) =>
+        Effect.gen(function*() {
+          const session = yield* CurrentSession
+          yield* requireWallet(session)
+          return yield* runs.start(session, yield* orgs.authorize(batchPolicy.pay), payload)
+        }))
+      .handle("poll", ({ path }) => Effect.flatMap(orgs.authorize(batchPolicy.read), (actor) => runs.poll(actor.orgId, path.jobId)))
   }))
 
 export const ContractorPortalHttpLive = HttpApiBuilder.group(Api, "contractorPortal", (handlers) =>

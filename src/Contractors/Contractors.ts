@@ -19,6 +19,8 @@ import { registeredColumns, Registrations } from "./Directory.ts"
 import { decodeCursor, toPage } from "../Http/Cursor.ts"
 import { ContractorInvites } from "./ContractorInvites.ts"
 import { orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
+import { AuditTrail } from "../Sql/AuditTrail.ts"
+import { type Actor, type AuditActor, SYSTEM_LEDGER } from "../Domain/Actor.ts"
 import { Outbox } from "../Sql/Outbox.ts"
 import { announceReady } from "./Readiness.ts"
 import * as Spans from "../Observability/Spans.ts"
@@ -35,6 +37,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
     const invites = yield* ContractorInvites
     const registrations = yield* Registrations
     const outbox = yield* Outbox
+    const audit = yield* AuditTrail
     const sql = yield* SqlClient.SqlClient
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -42,9 +45,30 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
      * Applies the changes (when the contractor is still `expected`) and, should it become ready by them, writes
      * `contractor.ready` to the outbox in the same transaction.
      */
-    const updateAnnounced = (orgId: OrgId, id: ContractorId, changes: ContractorChanges, at: Date, expected: Contractor["status"]) =>
+    const updateAnnounced = (
+      actor: AuditActor,
+      orgId: OrgId,
+      id: ContractorId,
+      changes: ContractorChanges,
+      at: Date,
+      expected: Contractor["status"]
+    ) =>
       repo.update(orgId, id, changes, at, expected).pipe(
-        Effect.tap(Option.match({ onNone: () => Effect.void, onSome: (row) => announceReady(outbox, [row], expected) })),
+        Effect.tap(Option.match({
+          onNone: () => Effect.void,
+          onSome: (row) =>
+            Effect.zipRight(
+              announceReady(outbox, [row], expected),
+              audit.append({
+                orgId,
+                actor,
+                action: row.status === expected ? "contractor.updated" : "contractor.status_changed",
+                subject: { type: "contractor", id },
+                from: expected,
+                to: row.status
+              })
+            )
+        })),
         sql.withTransaction,
         Effect.catchTag("SqlError", unavailableOrDie)
       )
@@ -64,7 +88,18 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
         onSome: Effect.succeed
       })))
 
-    const create = Spans.fn("Contractors.create")(function*(orgId: OrgId, input: CreateContractor) {
+    /** Each new contractor's audit row, in the transaction that inserts them. */
+    const recordCreated = (actor: AuditActor, rows: ReadonlyArray<Contractor>) =>
+      audit.appendAll(rows.map((row) => ({
+        orgId: row.orgId,
+        actor,
+        action: "contractor.created",
+        subject: { type: "contractor", id: row.id },
+        to: row.status
+      })))
+
+    const create = Spans.fn("Contractors.create")(function*(actor: Actor, input: CreateContractor) {
+      const orgId = actor.orgId
       const address = input.address ?? null
       const registered = yield* registrations.lookup(address)
       const [row] = yield* invites.addInvited(repo.insertMany([Contractor.insert.make({
@@ -79,13 +114,14 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
         status: registrations.statusFor(registered, false),
         rate: Option.fromNullable(input.rate),
         userSub: Option.none()
-      })]).pipe(Effect.tap((rows) => announceReady(outbox, rows))), yield* now).pipe(
+      })]).pipe(Effect.tap((rows) => Effect.zipRight(announceReady(outbox, rows), recordCreated(actor.audit, rows)))), yield* now).pipe(
         Effect.catchTag("DuplicateContractor", () => Effect.fail(duplicate))
       )
       return row!
     })
 
-    const bulk = Spans.fn("Contractors.bulk")(function*(orgId: OrgId, rows: ReadonlyArray<unknown>) {
+    const bulk = Spans.fn("Contractors.bulk")(function*(actor: Actor, rows: ReadonlyArray<unknown>) {
+      const orgId = actor.orgId
       const checked = BulkRows.validate(rows)
       const taken = yield* repo.taken(
         orgId,
@@ -116,7 +152,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
           rate: row.amount === null ? Option.none() : Option.some({ amount: row.amount, currency: "USDC" as const }),
           userSub: Option.none()
         })
-      )).pipe(Effect.tap((rows) => announceReady(outbox, rows))), yield* now).pipe(
+      )).pipe(Effect.tap((rows) => Effect.zipRight(announceReady(outbox, rows), recordCreated(actor.audit, rows)))), yield* now).pipe(
         Effect.catchTag("DuplicateContractor", () =>
           Effect.fail(new Conflict({ error: "the directory changed during the import; retry it" })))
       )
@@ -145,7 +181,8 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
         return yield* new Conflict({ error: `cannot move a contractor from ${current.status} to ${requested}` })
       })
 
-    const update = Spans.fn("Contractors.update")(function*(orgId: OrgId, id: ContractorId, input: UpdateContractor) {
+    const update = Spans.fn("Contractors.update")(function*(actor: Actor, id: ContractorId, input: UpdateContractor) {
+      const orgId = actor.orgId
       const current = yield* find(orgId, id)
       const move = yield* nextStatus(current, input.status)
       const address = input.address === undefined ? Option.getOrNull(current.address) : input.address
@@ -164,7 +201,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
         changes.status = registrations.statusFor(registered, linked)
         Object.assign(changes, registeredColumns(registered))
       }
-      const updated = yield* updateAnnounced(orgId, id, changes, yield* now, current.status).pipe(
+      const updated = yield* updateAnnounced(actor.audit, orgId, id, changes, yield* now, current.status).pipe(
         Effect.catchTag("DuplicateContractor", () => Effect.fail(duplicate))
       )
       if (Option.isNone(updated)) return yield* new Conflict({ error: "the contractor changed meanwhile; retry" })
@@ -173,12 +210,13 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
       return updated.value
     })
 
-    const check = Spans.fn("Contractors.check")(function*(orgId: OrgId, id: ContractorId) {
+    const check = Spans.fn("Contractors.check")(function*(actor: Actor, id: ContractorId) {
+      const orgId = actor.orgId
       const current = yield* find(orgId, id)
       if (current.status === "inactive" || current.status === "ready") return current
       const registered = yield* registrations.read(Option.getOrNull(current.address))
       if (Option.isNone(registered)) return current
-      const updated = yield* updateAnnounced(orgId, id, { status: "ready", ...registeredColumns(registered) }, yield* now, current.status)
+      const updated = yield* updateAnnounced(actor.audit, orgId, id, { status: "ready", ...registeredColumns(registered) }, yield* now, current.status)
         .pipe(orUnavailable)
       return Option.getOrElse(updated, () => current)
     })
@@ -198,6 +236,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
       let moved = 0
       for (const contractor of pending) {
         const updated = yield* updateAnnounced(
+          SYSTEM_LEDGER,
           contractor.orgId,
           contractor.id,
           { status: "ready", ...registeredColumns(registered) },
@@ -220,6 +259,6 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
 
     return { create, bulk, list, get, update, check, invite, readyOnChain } as const
   }),
-  dependencies: [ContractorRepo.Default, ContractorInvites.Default, Registrations.Default]
+  dependencies: [ContractorRepo.Default, ContractorInvites.Default, Registrations.Default, AuditTrail.Default]
 }) {}
 

@@ -5,6 +5,7 @@ import { contractorToJson } from "../Domain/Contractor.ts"
 import { jsonAnswer, pageToJson } from "../Http/JsonAnswer.ts"
 import { Organizations } from "../Orgs/Organizations.ts"
 import { Contractors } from "./Contractors.ts"
+import { directoryPolicy } from "./Policy.ts"
 
 /** The directory's pages, encoded by hand (`contractorToJson`): the busiest list of the API. */
 const answerContractorPage = jsonAnswer(pageToJson(contractorToJson))
@@ -12,17 +13,18 @@ const answerContractorPage = jsonAnswer(pageToJson(contractorToJson))
 export const ContractorsHttpLive = HttpApiBuilder.group(Api, "contractors", (handlers) =>
   Effect.gen(function*() {
     const contractors = yield* Contractors
-    const { asEmployer } = yield* Organizations
+    const orgs = yield* Organizations
+    const read = orgs.authorize(directoryPolicy.read)
+    const write = orgs.authorize(directoryPolicy.write)
     return handlers
-      .handle("create", ({ payload }) => asEmployer((org) => contractors.create(org, payload)))
-      .handle("bulk", ({ payload }) => asEmployer((org) => contractors.bulk(org, payload.rows)))
+      .handle("create", ({ payload }) => Effect.flatMap(write, (actor) => contractors.create(actor, payload)))
+      .handle("bulk", ({ payload }) => Effect.flatMap(write, (actor) => contractors.bulk(actor, payload.rows)))
       .handle("list", ({ urlParams }) =>
-        asEmployer((org) => contractors.list(org, urlParams)).pipe(Effect.map(answerContractorPage)))
-      .handle("get", ({ path }) => asEmployer((org) => contractors.get(org, path.id)))
-      .handle("update", ({ path, payload }) => asEmployer((org) => contractors.update(org, path.id, payload)))
-      .handle("check", ({ path }) => asEmployer((org) => contractors.check(org, path.id)))
+        Effect.flatMap(read, (actor) => contractors.list(actor.orgId, urlParams)).pipe(Effect.map(answerContractorPage)))
+      .handle("get", ({ path }) => Effect.flatMap(read, (actor) => contractors.get(actor.orgId, path.id)))
+      .handle("update", ({ path, payload }) => Effect.flatMap(write, (actor) => contractors.update(actor, path.id, payload)))
+      .handle("check", ({ path }) => Effect.flatMap(write, (actor) => contractors.check(actor, path.id)))
       .handle("invite", ({ path }) =>
-        asEmployer((org) =>
-          Effect.flatMap(Clock.currentTimeMillis, (now) => contractors.invite(org, path.id, new Date(now)))
-        ))
+        Effect.flatMap(write, (actor) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => contractors.invite(actor.orgId, path.id, new Date(now)))))
   }))

@@ -6,10 +6,10 @@ import { fromRow, Optional } from "./Row.ts"
 import { Name } from "./Text.ts"
 import { EXAMPLE_XDR, SignedXdr } from "./Transfer.ts"
 
-export const BatchStatus = Schema.Literal("draft", "ready", "started", "completed")
+export const BatchStatus = Schema.Literal("draft", "ready", "started", "paused", "completed", "canceled")
 export type BatchStatus = typeof BatchStatus.Type
 
-export const PayoutStatus = Schema.Literal("draft", "ready", "submitted", "settled", "failed")
+export const PayoutStatus = Schema.Literal("draft", "ready", "submitted", "settled", "failed", "canceled")
 export type PayoutStatus = typeof PayoutStatus.Type
 
 const EXAMPLE_BATCH = BatchId.make("0d9c3a52-6f1e-4b7a-8c25-3e9f1a7d4b60")
@@ -18,16 +18,37 @@ const EXAMPLE_CONTRACTOR = ContractorId.make("8a4f2c1e-7b3d-4e9a-a6c5-1f0e3d2b9c
 
 // Batch, Payout and ContractorPayout have optional fields (`Optional`), so their JSON Schema comes from the encoded
 // side, where only a field's own schema carries its description; the other classes annotate their fields.
+/** One approval of a batch: who gave it and when. */
+export const Approval = Schema.Struct({
+  by: Schema.String.annotations({ description: "The approving member (their account, or their Privy id)" }),
+  at: Schema.DateTimeUtc.annotations({ description: "When they approved" })
+})
+export type Approval = typeof Approval.Type
+
 const BatchFields = {
   id: BatchId.annotations({ description: "The batch's id" }),
   name: Schema.String.annotations({ description: "The batch's name, such as the month it pays" }),
   status: BatchStatus.annotations({
     description: "`draft` while payouts are added or removed; `ready` once locked; `started` from its first submitted " +
-      "transfer; `completed` once every payout is settled or failed (a retried payout starts it again)"
+      "transfer; `paused` while stopped (nothing of it is sponsored until resumed); `completed` once every payout is " +
+      "settled or failed (a retried payout starts it again); `canceled` once canceled and nothing of it is in flight"
   }),
   payoutCount: Schema.Int.annotations({ description: "How many payouts the batch holds" }),
   settledCount: Schema.Int.annotations({ description: "How many of them are settled" }),
   failedCount: Schema.Int.annotations({ description: "How many of them failed (and were not retried since)" }),
+  canceledCount: Schema.Int.annotations({ description: "How many of them were canceled" }),
+  approvalsRequired: Schema.Int.annotations({
+    description: "How many approvals the organization requires before any payout of a batch is sponsored (PATCH /org/settings)"
+  }),
+  approvals: Schema.Array(Approval).annotations({
+    description: "The approvals it holds, oldest first (cleared when it is rejected back to draft)"
+  }),
+  createdBy: Optional(Schema.String).annotations({ description: "Who created it (they may not approve it)" }),
+  readiedBy: Optional(Schema.String).annotations({ description: "Who readied it (they may not approve it)" }),
+  cancelRequestedAt: Optional(Schema.DateTimeUtc).annotations({
+    description: "When it was canceled: its unsent payouts are `canceled`, and it becomes `canceled` once the payouts " +
+      "already submitted are final"
+  }),
   createdAt: Schema.DateTimeUtc.annotations({ description: "When the batch was created" }),
   startedAt: Optional(Schema.DateTimeUtc).annotations({ description: "When its first transfer was submitted" }),
   completedAt: Optional(Schema.DateTimeUtc).annotations({ description: "When its last payout became final" })
@@ -40,6 +61,12 @@ const exampleBatch: Schema.Struct.Type<typeof BatchFields> = {
   payoutCount: 12,
   settledCount: 9,
   failedCount: 1,
+  canceledCount: 0,
+  approvalsRequired: 1,
+  approvals: [{ by: "GBZXN7PIRZGNMHGA7MUUUF4GWPY5AYPV6LY4UV2GL6VJGIQRXFDNMADI", at: DateTime.unsafeMake("2026-11-23T16:40:00Z") }],
+  createdBy: Option.some("GCNGZAOQEDL6LCXS4RFRSKP47YYJKRYVFBJIOYYTYWK4H4HSTURRUREM"),
+  readiedBy: Option.some("GCNGZAOQEDL6LCXS4RFRSKP47YYJKRYVFBJIOYYTYWK4H4HSTURRUREM"),
+  cancelRequestedAt: Option.none(),
   createdAt: DateTime.unsafeMake("2026-11-20T14:02:11Z"),
   startedAt: Option.some(DateTime.unsafeMake("2026-11-24T09:30:02Z")),
   completedAt: Option.none()
@@ -50,9 +77,16 @@ export class Batch extends Schema.Class<Batch>("Batch")(BatchFields, documented(
   examples: [exampleBatch]
 })) {}
 
+/** An approval as the batch's columns carry it: `json_agg` of `{by, at}`, times as PostgreSQL writes them. */
+const ApprovalFromJson = Schema.Struct({ by: Schema.String, at: Schema.DateTimeUtc })
+
 /** A `batches` row, decoded into the API's Batch. */
 export const BatchFromRow = fromRow(Batch, {
   ...Batch.fields,
+  approvals: Schema.Array(ApprovalFromJson),
+  createdBy: Schema.OptionFromNullOr(Schema.String),
+  readiedBy: Schema.OptionFromNullOr(Schema.String),
+  cancelRequestedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
   createdAt: Schema.DateTimeUtcFromDate,
   startedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
   completedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate)
@@ -75,6 +109,12 @@ export const batchFromRow = (row: typeof BatchFromRow.Encoded): Batch =>
     payoutCount: row.payoutCount,
     settledCount: row.settledCount,
     failedCount: row.failedCount,
+    canceledCount: row.canceledCount,
+    approvalsRequired: row.approvalsRequired,
+    approvals: row.approvals.map((a) => ({ by: a.by, at: DateTime.unsafeMake(a.at) })),
+    createdBy: Option.fromNullable(row.createdBy),
+    readiedBy: Option.fromNullable(row.readiedBy),
+    cancelRequestedAt: row.cancelRequestedAt === null ? Option.none() : Option.some(DateTime.unsafeFromDate(row.cancelRequestedAt)),
     createdAt: DateTime.unsafeFromDate(row.createdAt),
     startedAt: row.startedAt === null ? Option.none() : Option.some(DateTime.unsafeFromDate(row.startedAt)),
     completedAt: row.completedAt === null ? Option.none() : Option.some(DateTime.unsafeFromDate(row.completedAt))
@@ -87,6 +127,12 @@ export const batchToJson = (batch: Batch): typeof Batch.Encoded => ({
   payoutCount: batch.payoutCount,
   settledCount: batch.settledCount,
   failedCount: batch.failedCount,
+  canceledCount: batch.canceledCount,
+  approvalsRequired: batch.approvalsRequired,
+  approvals: batch.approvals.map((a) => ({ by: a.by, at: DateTime.formatIso(a.at) })),
+  ...(Option.isSome(batch.createdBy) ? { createdBy: batch.createdBy.value } : undefined),
+  ...(Option.isSome(batch.readiedBy) ? { readiedBy: batch.readiedBy.value } : undefined),
+  ...isoOrAbsent("cancelRequestedAt", batch.cancelRequestedAt),
   createdAt: DateTime.formatIso(batch.createdAt),
   ...isoOrAbsent("startedAt", batch.startedAt),
   ...isoOrAbsent("completedAt", batch.completedAt)
@@ -98,7 +144,8 @@ const PayoutFields = {
   contractorId: ContractorId.annotations({ description: "The contractor it pays" }),
   status: PayoutStatus.annotations({
     description: "`draft` in a draft batch, `ready` once the batch is; `submitted` when a transfer for it is recorded; " +
-      "`settled` or `failed` when that transfer is final (a failed payout can be paid again)"
+      "`settled` or `failed` when that transfer is final (a failed payout can be paid again); `canceled` when it was " +
+      "canceled before a transfer for it was sent (it is never sponsored afterwards)"
   }),
   hash: Optional(Schema.String).annotations({ description: "The fee-bump hash of the transfer that paid it (or tried)" }),
   error: Optional(Schema.String).annotations({ description: "Why its last transfer failed" }),
@@ -163,6 +210,20 @@ const CreateBatchFields = {
 export class CreateBatch extends Schema.Class<CreateBatch>("CreateBatch")(
   CreateBatchFields,
   documented(CreateBatchFields, { description: "A new payroll batch", examples: [{ name: "November 2026" }] })
+) {}
+
+const RejectBatchFields = {
+  reason: Schema.propertySignature(
+    Schema.Trim.pipe(
+      Schema.minLength(1, { message: () => "reason must not be empty" }),
+      Schema.maxLength(500, { message: () => "reason is at most 500 characters" })
+    )
+  ).annotations({ description: "Why the batch goes back to draft, 1 to 500 characters (trimmed): its webhook carries it" })
+}
+
+export class RejectBatch extends Schema.Class<RejectBatch>("RejectBatch")(
+  RejectBatchFields,
+  documented(RejectBatchFields, { description: "A rejection of a ready batch", examples: [{ reason: "Ada's payout belongs in December" }] })
 ) {}
 
 const AddPayoutsFields = {

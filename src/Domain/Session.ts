@@ -2,6 +2,7 @@ import { Context, DateTime, Schema } from "effect"
 import { documented } from "./Documented.ts"
 import { ContractorId, OrgId } from "./Ids.ts"
 import { fromRow } from "./Row.ts"
+import { MemberRole, Permission } from "./Roles.ts"
 import { Name } from "./Text.ts"
 
 export const SignInMethod = Schema.Literal("sep10", "privy")
@@ -19,7 +20,13 @@ export interface Session {
    * Set when the caller is an API key: it acts as the user who created it (`sub`, `method`), for its organization,
    * within its scopes (the Authentication middleware checks them).
    */
-  readonly apiKey?: { readonly id: string; readonly orgId: OrgId; readonly scopes: ReadonlyArray<string> } | undefined
+  readonly apiKey?: {
+    readonly id: string
+    readonly orgId: OrgId
+    readonly scopes: ReadonlyArray<string>
+    /** The role the key is narrowed to, within its creator's current role; null: the creator's role. */
+    readonly role: MemberRole | null
+  } | undefined
 }
 
 export class CurrentSession extends Context.Tag("Auth/CurrentSession")<CurrentSession, Session>() {}
@@ -60,7 +67,11 @@ const MeFields = {
   }),
   employer: Schema.optional(Schema.Struct({
     orgId: Schema.propertySignature(OrgId).annotations({ description: "The organization's id" }),
-    orgName: Schema.propertySignature(Schema.String).annotations({ description: "The organization's name" })
+    orgName: Schema.propertySignature(Schema.String).annotations({ description: "The organization's name" }),
+    role: Schema.propertySignature(MemberRole).annotations({ description: "Their role in it" }),
+    permissions: Schema.propertySignature(Schema.Array(Permission)).annotations({
+      description: "What their role lets them do, so that a client offers only that (a route needing another answers 403)"
+    })
   })).annotations({ description: "The organization they belong to, if any" }),
   contractor: Schema.optional(Schema.Struct({
     id: Schema.propertySignature(ContractorId).annotations({ description: "Their contractor id" }),
@@ -87,7 +98,12 @@ export class Me extends Schema.Class<Me>("Me")(MeFields, documented(MeFields, {
     method: "sep10",
     roles: ["employer"],
     needsOnboarding: false,
-    employer: { orgId: OrgId.make("e3b1c0a9-5d4f-4c2b-9a87-6f5e4d3c2b1a"), orgName: "Acme" }
+    employer: {
+      orgId: OrgId.make("e3b1c0a9-5d4f-4c2b-9a87-6f5e4d3c2b1a"),
+      orgName: "Acme",
+      role: "approver",
+      permissions: ["directory:read", "batches:read", "audit:read", "batches:approve", "batches:control"]
+    }
   }]
 })) {}
 
@@ -109,10 +125,8 @@ export class Org extends Schema.Class<Org>("Org")(OrgFields, documented(OrgField
 /** An `orgs` row, decoded into the API's Org. */
 export const OrgFromRow = fromRow(Org, { ...Org.fields, createdAt: Schema.DateTimeUtcFromDate })
 
-export const OrgRole = Schema.Literal("owner", "member")
-
 /** The organization a user belongs to, and as what. */
-export const Membership = Schema.Struct({ orgId: OrgId, orgName: Schema.String, role: OrgRole })
+export const Membership = Schema.Struct({ memberId: Schema.UUID, orgId: OrgId, orgName: Schema.String, role: MemberRole })
 export type Membership = typeof Membership.Type
 
 const CreateOrgFields = {
@@ -128,6 +142,7 @@ const OrgInvitationFields = {
   token: Schema.propertySignature(Schema.String).annotations({
     description: "The invite token, shown only now: the other wallet joins with POST /orgs/join/{token}"
   }),
+  role: Schema.propertySignature(MemberRole).annotations({ description: "The role the invitee joins with" }),
   expiresAt: Schema.propertySignature(Schema.DateTimeUtc).annotations({ description: "When it stops working (7 days on)" })
 }
 
@@ -135,6 +150,6 @@ export class OrgInvitation extends Schema.Class<OrgInvitation>("OrgInvitation")(
   OrgInvitationFields,
   documented(OrgInvitationFields, {
     description: "A single-use invite for another wallet to join the organization",
-    examples: [{ token: "SycLSY1Kv30DzIPT4iwAdyWRJgYl9lt628dtkRQECzs", expiresAt: DateTime.unsafeMake("2026-12-01T08:15:00Z") }]
+    examples: [{ token: "SycLSY1Kv30DzIPT4iwAdyWRJgYl9lt628dtkRQECzs", role: "approver", expiresAt: DateTime.unsafeMake("2026-12-01T08:15:00Z") }]
   })
 ) {}

@@ -93,6 +93,10 @@ const PrepareTransferFields = {
     description: "The call's `data: Bytes`, base64: the `TransferData` the employer's client built (the encrypted " +
       "amounts and the zero-knowledge proof, as the OpenZeppelin confidential token decodes it). The service never reads it"
   }),
+  payoutId: Schema.optional(PayoutId).annotations({
+    description: "The payout the transfer will pay, as POST /transfer will take it: checked now (404 unknown; 409 " +
+      "while its batch is paused, canceled or short of approvals), so that nothing is built for a payout that cannot be paid"
+  }),
   validFor: Schema.optional(Schema.Int.pipe(Schema.between(30, MAX_PREPARED_VALIDITY_SECONDS))).annotations({
     description: "How long the prepared transaction stays valid, in seconds (30 to 600; default 300): its `maxTime`. " +
       "Sign and submit it within that time"

@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { AcceptInvite, ContractorJson } from "../Domain/Contractor.ts"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.ts"
 import { CreateOrg, Me, Org, OrgInvitation } from "../Domain/Session.ts"
+import { CreateOrgInvite, ListMembersParams, Member, MemberId, MemberPage, OrgSettings, UpdateMember } from "../Domain/Members.ts"
 import { Authentication } from "../Auth/Security.ts"
 
 /** At most 100 characters: the router answers 404 for a longer path segment before any schema runs. */
@@ -50,14 +51,16 @@ export class OrgsApi extends HttpApiGroup.make("account")
   )
   .add(
     HttpApiEndpoint.post("inviteEmployer", "/orgs/invites")
+      .setPayload(CreateOrgInvite)
       .addSuccess(OrgInvitation)
       .addError(Forbidden)
       .addError(Conflict)
-      .annotate(OpenApi.Summary, "Invite another wallet to the organization")
+      .annotate(OpenApi.Summary, "Invite someone to the organization")
       .annotate(
         OpenApi.Description,
-        "A single-use token (shown only in this answer, valid 7 days) that lets another wallet join the caller's " +
-          "organization as an employer, with POST /orgs/join/{token}. For an employer; 403 when the session belongs " +
+        "A single-use token (shown only in this answer, valid 7 days) that lets another wallet or email user join the " +
+          "caller's organization with `role` (default `viewer`), with POST /orgs/join/{token}. Needs the permission " +
+          "`org:manage` (owner, admin); only an owner may invite an owner. 403 otherwise, or when the session belongs " +
           "to no organization."
       )
   )
@@ -69,8 +72,8 @@ export class OrgsApi extends HttpApiGroup.make("account")
       .annotate(OpenApi.Summary, "Join an organization")
       .annotate(
         OpenApi.Description,
-        "Uses an organization invite (from POST /orgs/invites): the caller joins that organization as an employer " +
-          `wallet. ${SESSION} 404 when the token is unknown, already used or expired; 409 when the caller already ` +
+        "Uses an organization invite (from POST /orgs/invites): the caller joins that organization with the invite's " +
+          `role. ${SESSION} 404 when the token is unknown, already used or expired; 409 when the caller already ` +
           "belongs to an organization."
       )
   )
@@ -98,5 +101,73 @@ export class OrgsApi extends HttpApiGroup.make("account")
     OpenApi.Description,
     "The signed-in user and their organization: who am I, creating or joining an organization, inviting other " +
       "employer wallets, and accepting a contractor invite."
+  )
+{}
+
+const memberId = HttpApiSchema.param("id", Schema.propertySignature(MemberId).annotations({ description: "The membership's id" }))
+
+const MANAGE = "Needs the permission `org:manage` (owner, admin): 403 otherwise, or when the session belongs to no organization."
+
+/** Members and their roles, and the organization's payroll settings (issue 22 §1, §2). */
+export class MembersApi extends HttpApiGroup.make("members")
+  .add(
+    HttpApiEndpoint.get("list", "/org/members").setUrlParams(ListMembersParams).addSuccess(MemberPage)
+      .annotate(OpenApi.Summary, "List members")
+      .annotate(
+        OpenApi.Description,
+        "The organization's members and their roles, newest first, a page at a time (`limit`, default 50; pass " +
+          `\`nextCursor\` as \`cursor\` for the next page). ${MANAGE} 400 for a bad \`limit\` or \`cursor\`.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.patch("update")`/org/members/${memberId}`.setPayload(UpdateMember).addSuccess(Member)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Change a member's role")
+      .annotate(
+        OpenApi.Description,
+        "Gives a member another role; their API keys lose at once whatever the new role does not grant. Answers the " +
+          `member. ${MANAGE} Only an owner may promote to owner or change an owner. 404 when the organization has no ` +
+          "such member; 409 when it would leave the organization without an owner."
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("remove")`/org/members/${memberId}`.addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Remove a member")
+      .annotate(
+        OpenApi.Description,
+        "Removes a member from the organization (yourself included: leaving); their API keys stop working at once. " +
+          `Answers 204. ${MANAGE} Only an owner may remove an owner. 404 when the organization has no such member; ` +
+          "409 for its last owner."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("settings", "/org/settings").addSuccess(OrgSettings)
+      .annotate(OpenApi.Summary, "The payroll settings")
+      .annotate(
+        OpenApi.Description,
+        "The organization's payroll rules: how many approvals a batch needs. For any member: 403 when the session " +
+          "belongs to no organization."
+      )
+  )
+  .add(
+    HttpApiEndpoint.patch("updateSettings", "/org/settings").setPayload(OrgSettings).addSuccess(OrgSettings)
+      .annotate(OpenApi.Summary, "Change the payroll settings")
+      .annotate(
+        OpenApi.Description,
+        "Sets how many approvals (0, 1 or 2) a ready batch needs before any of its payouts is sponsored. With 1 or 2, " +
+          "the sponsor also refuses transfers that pay no payout (403), or approval would be a formality. Batches " +
+          `already approved keep their approvals; a batch short of the new number waits for more. ${MANAGE}`
+      )
+  )
+  .addError(Forbidden)
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Members")
+  .annotate(
+    OpenApi.Description,
+    "Who belongs to the organization, with which role (owner, admin, initiator, approver, payer, viewer), and the " +
+      "rules its payroll follows."
   )
 {}

@@ -4,7 +4,10 @@ import { Data, Effect, Option, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import { randomUUID } from "node:crypto"
 import { OrgId } from "../Domain/Ids.ts"
+import { MemberFromRow, MemberId } from "../Domain/Members.ts"
+import { MemberRole } from "../Domain/Roles.ts"
 import { Membership, type Org, OrgFromRow } from "../Domain/Session.ts"
+import { keysetPages, type KeysetQuery } from "../Sql/KeysetPage.ts"
 import { isUniqueViolation, orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
 import * as Spans from "../Observability/Spans.ts"
 
@@ -12,13 +15,23 @@ export type { Membership } from "../Domain/Session.ts"
 
 export class AlreadyMember extends Data.TaggedError("AlreadyMember") {}
 
-const Claimed = Schema.Struct({ orgId: OrgId })
-const Member = Schema.Struct({ userSub: Schema.String })
+const Claimed = Schema.Struct({ orgId: OrgId, role: MemberRole })
+const Account = Schema.Struct({ userSub: Schema.String })
+const Settings = Schema.Struct({ approvalsRequired: Schema.Int })
+const OfOrg = Schema.Struct({ orgId: OrgId, id: MemberId })
 
-/** Organizations and who belongs to them; a user belongs to at most one. */
-export class OrgRepo extends Effect.Service<OrgRepo>()("Auth/OrgRepo", {
+/** A query inside a caller's transaction: its SqlError stays typed; a row that does not decode is a defect. */
+const typed = <A, E extends SqlError | ParseError, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catchIf(effect, (e): e is Extract<E, ParseError> => e._tag === "ParseError", Effect.die)
+
+/** Organizations, who belongs to them and as what (a user belongs to at most one), and their payroll settings. */
+export class OrgRepo extends Effect.Service<OrgRepo>()("Orgs/OrgRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+
+    /** Runs `effect` (calls of this repo and the audit trail) in one transaction. */
+    const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", unavailableOrDie))
 
     const uniqueAsAlreadyMember = <A, R>(effect: Effect.Effect<A, SqlError | ParseError, R>) =>
       Effect.catchTags(effect, {
@@ -31,31 +44,34 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Auth/OrgRepo", {
       Result: Membership,
       execute: (sub) =>
         sql`
-            SELECT m.org_id, o.name AS org_name, m.role
+            SELECT m.id AS member_id, m.org_id, o.name AS org_name, m.role
             FROM org_members m JOIN orgs o ON o.id = m.org_id
             WHERE m.user_sub = ${sub}`
     })
     const membership = (sub: string) => membershipOf(sub).pipe(orUnavailable, Spans.withSpan("OrgRepo.membership"))
 
-    const addMember = (orgId: OrgId, userSub: string, role: Membership["role"]) =>
-      sql`INSERT INTO org_members ${sql.insert({ orgId, userSub, role })}`
+    const addMember = (orgId: OrgId, userSub: string, role: MemberRole) =>
+      sql`INSERT INTO org_members ${sql.insert({ orgId, userSub, role })} RETURNING id`.pipe(
+        Effect.map((rows) => String(rows[0]?.id))
+      )
 
     const insertOrg = SqlSchema.single({
       Request: Schema.Struct({ id: Schema.String, name: Schema.String, createdBy: Schema.String }),
       Result: OrgFromRow,
       execute: (row) => sql`INSERT INTO orgs ${sql.insert(row)} RETURNING id, name, created_at`
     })
+    /** A new organization with `sub` as its owner; the owner's membership id with it. */
     const create = (name: string, sub: string) =>
       Effect.gen(function*() {
         const org = yield* insertOrg({ id: randomUUID(), name, createdBy: sub }).pipe(Effect.catchTag("NoSuchElementException", Effect.die))
-        yield* addMember(org.id, sub, "owner")
-        return org
-      }).pipe(sql.withTransaction, uniqueAsAlreadyMember, Spans.withSpan("OrgRepo.create"))
+        const memberId = yield* addMember(org.id, sub, "owner")
+        return { org, memberId }
+      }).pipe(uniqueAsAlreadyMember, Spans.withSpan("OrgRepo.create"))
 
-    const invite = (orgId: OrgId, tokenHash: Buffer, createdBy: string, expiresAt: Date) =>
-      sql`INSERT INTO org_invites ${sql.insert({ id: randomUUID(), orgId, tokenHash, createdBy, expiresAt })}`.pipe(
-        Effect.asVoid,
-        orUnavailable,
+    const invite = (orgId: OrgId, tokenHash: Buffer, createdBy: string, expiresAt: Date, role: MemberRole) =>
+      sql`INSERT INTO org_invites ${sql.insert({ id: randomUUID(), orgId, tokenHash, createdBy, expiresAt, role })} RETURNING id`.pipe(
+        Effect.map((rows) => String(rows[0]?.id)),
+        typed,
         Spans.withSpan("OrgRepo.invite")
       )
 
@@ -66,30 +82,93 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Auth/OrgRepo", {
         sql`
               UPDATE org_invites SET accepted_at = ${now}, accepted_by = ${sub}
               WHERE token_hash = ${tokenHash} AND accepted_at IS NULL AND expires_at > ${now}
-              RETURNING org_id`
+              RETURNING org_id, role`
     })
     const findOrg = SqlSchema.findOne({
       Request: OrgId,
       Result: OrgFromRow,
       execute: (id) => sql`SELECT id, name, created_at FROM orgs WHERE id = ${id}`
     })
-    /** Claims an open invite and makes `sub` a member; none when the invite is unknown, used or expired. */
+    /** Claims an open invite and makes `sub` a member with its role; none when the invite is unknown, used or expired. */
     const join = (tokenHash: Buffer, sub: string, now: Date) =>
       Effect.gen(function*() {
         const claimed = yield* claimInvite({ tokenHash, sub, now })
-        if (Option.isNone(claimed)) return Option.none<Org>()
-        yield* addMember(claimed.value.orgId, sub, "member")
-        return yield* findOrg(claimed.value.orgId)
-      }).pipe(sql.withTransaction, uniqueAsAlreadyMember, Spans.withSpan("OrgRepo.join"))
+        if (Option.isNone(claimed)) return Option.none<{ org: Org; memberId: string; role: MemberRole }>()
+        const memberId = yield* addMember(claimed.value.orgId, sub, claimed.value.role)
+        const org = yield* findOrg(claimed.value.orgId)
+        return Option.map(org, (o) => ({ org: o, memberId, role: claimed.value.role }))
+      }).pipe(uniqueAsAlreadyMember, Spans.withSpan("OrgRepo.join"))
 
-    const members = SqlSchema.findAll({
+    const accounts = SqlSchema.findAll({
       Request: OrgId,
-      Result: Member,
+      Result: Account,
       execute: (orgId) => sql`SELECT user_sub FROM org_members WHERE org_id = ${orgId}`
     })
     /** The Stellar accounts of the organization's wallet members. */
-    const memberAccounts = (orgId: OrgId) => members(orgId).pipe(Effect.map((rows) => rows.map((r) => r.userSub)), orUnavailable)
+    const memberAccounts = (orgId: OrgId) => accounts(orgId).pipe(Effect.map((rows) => rows.map((r) => r.userSub)), orUnavailable)
 
-    return { membership, create, invite, join, memberAccounts } as const
+    const page = keysetPages(sql, { table: "org_members", columns: "id, user_sub, role, created_at", Row: MemberFromRow })
+    /** One page of the organization's members, newest first (`limit + 1` rows, see keysetPages). */
+    const members = (orgId: OrgId, query: KeysetQuery) => page([sql`org_id = ${orgId}`], query).pipe(Spans.withSpan("OrgRepo.members"))
+
+    const lockMember = SqlSchema.findOne({
+      Request: OfOrg,
+      Result: MemberFromRow,
+      execute: ({ orgId, id }) =>
+        sql`SELECT id, user_sub, role, created_at FROM org_members WHERE org_id = ${orgId} AND id = ${id} FOR UPDATE`
+    })
+    /** Locks a member (inside a transaction); none when the organization has no such member. */
+    const member = (orgId: OrgId, id: MemberId) => lockMember({ orgId, id }).pipe(typed)
+
+    /**
+     * How many owners the organization has, every owner's row locked until the transaction ends: two changes that
+     * could each leave the last owner out are serialized here.
+     */
+    const lockOwners = (orgId: OrgId) =>
+      sql`SELECT id FROM org_members WHERE org_id = ${orgId} AND role = 'owner' FOR UPDATE`.pipe(Effect.map((rows) => rows.length))
+
+    const setRole = (orgId: OrgId, id: MemberId, role: MemberRole) =>
+      sql`UPDATE org_members SET role = ${role} WHERE org_id = ${orgId} AND id = ${id}`.pipe(Effect.asVoid)
+
+    const removeMember = (orgId: OrgId, id: MemberId) =>
+      sql`DELETE FROM org_members WHERE org_id = ${orgId} AND id = ${id}`.pipe(Effect.asVoid)
+
+    const settingsOf = SqlSchema.findOne({
+      Request: OrgId,
+      Result: Settings,
+      execute: (orgId) => sql`SELECT approvals_required FROM org_settings WHERE org_id = ${orgId}`
+    })
+    /** How many approvals a batch needs before its payouts are sponsored (0 until an organization says otherwise). */
+    const approvalsRequired = (orgId: OrgId) =>
+      settingsOf(orgId).pipe(
+        Effect.map(Option.match({ onNone: () => 0, onSome: (s) => s.approvalsRequired })),
+        orUnavailable,
+        Spans.withSpan("OrgRepo.approvalsRequired")
+      )
+
+    const setApprovalsRequired = (orgId: OrgId, value: number, now: Date) =>
+      Effect.gen(function*() {
+        const before = yield* settingsOf(orgId)
+        yield* sql`
+          INSERT INTO org_settings (org_id, approvals_required, updated_at) VALUES (${orgId}, ${value}, ${now})
+          ON CONFLICT (org_id) DO UPDATE SET approvals_required = EXCLUDED.approvals_required, updated_at = EXCLUDED.updated_at`
+        return Option.match(before, { onNone: () => 0, onSome: (s) => s.approvalsRequired })
+      }).pipe(typed)
+
+    return {
+      transaction,
+      membership,
+      create,
+      invite,
+      join,
+      memberAccounts,
+      members,
+      member,
+      lockOwners,
+      setRole,
+      removeMember,
+      approvalsRequired,
+      setApprovalsRequired
+    } as const
   })
 }) {}

@@ -19,6 +19,7 @@ import Archive from "../../migrations/0015_archive.ts"
 import Webhooks from "../../migrations/0016_webhooks.ts"
 import RateLimitsUnlogged from "../../migrations/0017_rate_limits_unlogged.ts"
 import PayoutsPage from "../../migrations/0018_payouts_page.ts"
+import PayrollControls from "../../migrations/0019_payroll_controls.ts"
 import { PgLive } from "./PgLive.ts"
 
 /** Migrations are listed here so that they ship with the code; PgMigrator records which ran. */
@@ -37,7 +38,8 @@ export const MigratorLive = PgMigrator.layer({
     "0015_archive": Archive,
     "0016_webhooks": Webhooks,
     "0017_rate_limits_unlogged": RateLimitsUnlogged,
-    "0018_payouts_page": PayoutsPage
+    "0018_payouts_page": PayoutsPage,
+    "0019_payroll_controls": PayrollControls
   })
 }).pipe(Layer.provide(NodeContext.layer))
 

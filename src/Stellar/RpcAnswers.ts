@@ -31,6 +31,8 @@ export const TransactionAnswer = Schema.Struct({
   latestLedgerCloseTime: UnixSeconds,
   /** The ledger that applied it; present unless NOT_FOUND. */
   ledger: Schema.optional(Ledger),
+  /** That ledger's close time (`createdAt`, unix seconds as a string); present unless NOT_FOUND. */
+  createdAt: Schema.optional(UnixSeconds),
   /** A base64 `TransactionResult`; present unless NOT_FOUND. */
   resultXdr: Schema.optional(Schema.String)
 })

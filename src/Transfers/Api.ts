@@ -43,14 +43,17 @@ export class TransfersApi extends HttpApiGroup.make("transfers")
           "caller pays no fee), submits it through Stellar RPC and answers once it is on the ledger. For an employer " +
           "signed in with a wallet (SEP-10). Refusals, before anything is sent:\n\n" +
           "- 501 for an email session (it cannot sign transfers);\n" +
-          "- 403 when the session belongs to no organization, or the transaction's source (or an operation's source) " +
-          "is not the signed-in wallet;\n" +
+          "- 403 when the session belongs to no organization, its role lacks `transfers:submit` (owner, payer), the " +
+          "organization requires approvals and no `payoutId` is given, or the transaction's source (or an " +
+          "operation's source) is not the signed-in wallet;\n" +
           "- 400 when the envelope is not one base64 v1 transaction (not a fee-bump) with exactly one operation, or " +
           "carries no valid signature of its source for this network;\n" +
           "- 422 `SponsorRefused` when the sponsor's policy refuses it, `rule` naming which: `operation`, `function`, " +
           "`contract`, `arguments`, `auth`, `fee` (over `SPONSOR_MAX_INNER_FEE`), `timebounds` (`maxTime` must be in " +
           "the future and at most 10 minutes ahead) or `quota` (`SPONSOR_QUOTA` per source account per window);\n" +
-          "- with `payoutId`: 404 when the payout is not the organization's; 422 `SponsorRefused` with `rule: payout` " +
+          "- with `payoutId`: 404 when the payout is not the organization's; 409 when its batch is paused or canceled, " +
+          "holds fewer approvals than the organization requires (the answer says how many it has and needs), or " +
+          "the payout is canceled; 422 `SponsorRefused` with `rule: payout` " +
           "when it is not payable (it must be `ready` in a `ready` or `started` batch, or `failed`, to retry, also " +
           "once its batch is `completed`) or the call's `to` is not its contractor's address.\n\n" +
           "Then: 200 once it is on the ledger; 422 `TransferRejected` when the network rejects it or applies it as " +
@@ -70,6 +73,8 @@ export class TransfersApi extends HttpApiGroup.make("transfers")
       .addError(SponsorRefused)
       .addError(NotImplemented)
       .addError(UpstreamUnavailable)
+      .addError(Conflict)
+      .addError(NotFound)
       .annotate(OpenApi.Summary, "Prepare a confidential transfer for signing")
       .annotate(
         OpenApi.Description,
@@ -82,7 +87,10 @@ export class TransfersApi extends HttpApiGroup.make("transfers")
           "one once the previous is on the ledger (the typed client's `runPayroll` with a signer does exactly that). " +
           "Same callers as POST /transfer: a wallet (SEP-10) session or an API key with `transfers:submit`.\n\n" +
           "- 501 for an email session, or when no confidential token is configured;\n" +
-          "- 403 when the session belongs to no organization;\n" +
+          "- 403 when the session belongs to no organization, its role lacks `transfers:submit` (owner, payer), or " +
+          "the organization requires approvals and no `payoutId` is given;\n" +
+          "- 404 when `payoutId` names no payout of the organization; 409 when its batch is paused, canceled or short " +
+          "of approvals, or the payout is canceled;\n" +
           "- 422 `SimulationRefused` when the host refuses the call (`contractError` 3501 `AccountNotRegistered`: the " +
           "sender or the recipient has not registered with the token; 3507 `InvalidData`; 3506 `InvalidProof`; ...) or " +
           "the wallet's account does not exist; 422 `SponsorRefused` when the sponsor would not pay for it (`rule: fee`: " +

@@ -8,6 +8,7 @@ import { AccountId } from "../Domain/Stellar.ts"
 import { TransferPreparer } from "./Prepare.ts"
 import { requireWallet, submitterOf } from "./Submitter.ts"
 import { Transfers } from "./Transfers.ts"
+import { transferPolicy } from "./Policy.ts"
 
 const isAccountId = Schema.is(AccountId)
 
@@ -21,18 +22,18 @@ export const TransfersHttpLive = HttpApiBuilder.group(Api, "transfers", (handler
         Effect.gen(function*() {
           const session = yield* CurrentSession
           yield* requireWallet(session)
-          const orgId = yield* orgs.employerOrg(session)
-          return yield* transfers.submit(submitterOf(session, orgId), payload)
+          const actor = yield* orgs.authorize(transferPolicy.pay)
+          return yield* transfers.submit(submitterOf(session, actor.orgId, actor.audit), payload)
         }))
       .handle("prepare", ({ payload }) =>
         Effect.gen(function*() {
           const session = yield* CurrentSession
           yield* requireWallet(session)
-          yield* orgs.employerOrg(session)
+          const actor = yield* orgs.authorize(transferPolicy.pay)
           if (!isAccountId(session.sub)) {
             return yield* new Forbidden({ error: "the signed-in wallet must be a plain account (G...) to source a transfer" })
           }
-          return yield* preparer.prepare(session.sub, payload)
+          return yield* preparer.prepare(session.sub, actor.orgId, payload)
         }))
       .handle("status", ({ path }) => Effect.flatMap(CurrentSession, (s) => transfers.status(s, path.hash)))
   }))

@@ -21,7 +21,7 @@ export type SendOutcome = Data.TaggedEnum<{
 export const SendOutcome = Data.taggedEnum<SendOutcome>()
 
 export type PollOutcome = Data.TaggedEnum<{
-  Landed: { readonly ledger?: number }
+  Landed: { readonly ledger?: number; readonly closedAt?: Date }
   Failed: { readonly code: string; readonly ledger?: number }
   /** NOT_FOUND from a node whose latest ledger closed after the transaction's maxTime: it can no longer land. */
   Gone: { readonly latestLedgerCloseTime: number }
@@ -134,7 +134,13 @@ export class Network extends Effect.Service<Network>()("Transfers/Network", {
           const where = ledger === undefined ? {} : { ledger }
           switch (answer.status) {
             case "SUCCESS":
-              return { latestLedger, outcome: PollOutcome.Landed(where) }
+              return {
+                latestLedger,
+                outcome: PollOutcome.Landed({
+                  ...where,
+                  ...(answer.createdAt === undefined || answer.createdAt === 0 ? {} : { closedAt: new Date(answer.createdAt * 1000) })
+                })
+              }
             case "FAILED":
               return { latestLedger, outcome: PollOutcome.Failed({ code: resultCodeOf(answer.resultXdr), ...where }) }
             case "NOT_FOUND": {

@@ -1,7 +1,10 @@
 import { Account, Address, BASE_FEE, Contract, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
 import { Clock, DateTime, Effect, Option } from "effect"
 import { StellarConfig } from "../Config.ts"
-import { NotImplemented, UpstreamUnavailable } from "../Domain/Errors.ts"
+import { Forbidden, NotImplemented, UpstreamUnavailable } from "../Domain/Errors.ts"
+import type { OrgId } from "../Domain/Ids.ts"
+import { Organizations } from "../Orgs/Organizations.ts"
+import { SettlementHooks } from "./SettlementHooks.ts"
 import type { AccountId } from "../Domain/Stellar.ts"
 import { type PrepareTransferRequest, PreparedTransfer, SimulationRefused } from "../Domain/Transfer.ts"
 import { CONFIDENTIAL_TOKEN_ERRORS, CONFIDENTIAL_TRANSFER, contractErrorCode } from "../Stellar/ConfidentialToken.ts"
@@ -28,6 +31,8 @@ export class TransferPreparer extends Effect.Service<TransferPreparer>()("Transf
     const { networkPassphrase, confidentialTokenContract } = yield* StellarConfig
     const rpc = yield* RpcClient
     const sponsor = yield* Sponsor
+    const hooks = yield* SettlementHooks
+    const approvals = (yield* Organizations).approvalsRequired
     const permits = yield* Effect.makeSemaphore(CONCURRENT_SIMULATIONS)
 
     const refusedBy = (hostError: string) => {
@@ -44,11 +49,19 @@ export class TransferPreparer extends Effect.Service<TransferPreparer>()("Transf
       })
     }
 
-    const prepare = Spans.fn("TransferPreparer.prepare")(function*(source: AccountId, request: PrepareTransferRequest) {
+    const prepare = Spans.fn("TransferPreparer.prepare")(function*(source: AccountId, orgId: OrgId, request: PrepareTransferRequest) {
       if (Option.isNone(confidentialTokenContract)) {
         return yield* new NotImplemented({ error: "no confidential token is configured (CONFIDENTIAL_TOKEN_CONTRACT)" })
       }
       const contract = confidentialTokenContract.value
+      // The payroll controls before anything reaches the network: the payout must be payable now (409 while its
+      // batch is paused, canceled or short of approvals), and with approvals required a transfer must name one.
+      if (request.payoutId !== undefined) yield* hooks.checkPayout(orgId, request.payoutId, request.to)
+      else if ((yield* approvals(orgId)) > 0) {
+        return yield* new Forbidden({
+          error: "the organization requires approved batches: the sponsor pays only transfers that name a payout (payoutId)"
+        })
+      }
       const nowMs = yield* Clock.currentTimeMillis
       const sequence = yield* rpc.getSequence(source).pipe(Effect.mapError(rpcDown("read the wallet's account")))
       if (Option.isNone(sequence)) {

@@ -20,7 +20,7 @@ export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
     const finish = (
       row: Submission,
       to: "success" | "failed" | "rejected" | "expired",
-      fields: { readonly resultCode?: string; readonly ledger?: number }
+      fields: { readonly resultCode?: string; readonly ledger?: number; readonly closedAt?: Date }
     ): Effect.Effect<Option.Option<Submission>, ServiceUnavailable> =>
       Effect.gen(function*() {
         const now = new Date(yield* Clock.currentTimeMillis)
@@ -76,7 +76,10 @@ export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
     /** What the ledger said: the final row when this writer settled it. */
     const afterPoll = (row: Submission, outcome: PollOutcome): Effect.Effect<Option.Option<Submission>, ServiceUnavailable> =>
       Match.valueTags(outcome, {
-        Landed: ({ ledger }) => finish(row, "success", ledger === undefined ? {} : { ledger }).pipe(Effect.tap(log(row, "transfer settled"))),
+        Landed: ({ closedAt, ledger }) =>
+          finish(row, "success", { ...(ledger === undefined ? {} : { ledger }), ...(closedAt === undefined ? {} : { closedAt }) }).pipe(
+            Effect.tap(log(row, "transfer settled"))
+          ),
         Failed: ({ code, ledger }) =>
           finish(row, "failed", { resultCode: code, ...(ledger === undefined ? {} : { ledger }) }).pipe(Effect.tap(log(row, `transfer failed: ${code}`))),
         Gone: () =>

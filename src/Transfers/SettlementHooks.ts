@@ -1,6 +1,7 @@
 import type { SqlError } from "@effect/sql/SqlError"
 import { Context, type Effect } from "effect"
-import type { NotFound, ServiceUnavailable } from "../Domain/Errors.ts"
+import type { AuditActor } from "../Domain/Actor.ts"
+import type { Conflict, NotFound, ServiceUnavailable } from "../Domain/Errors.ts"
 import type { OrgId, PayoutId } from "../Domain/Ids.ts"
 import type { StellarAddress } from "../Domain/Stellar.ts"
 import type { SponsorRefused } from "../Domain/Transfer.ts"
@@ -19,14 +20,22 @@ export interface Outcome {
  * state change they follow: a SqlError they raise rolls that change back.
  */
 export class SettlementHooks extends Context.Tag("Transfers/SettlementHooks")<SettlementHooks, {
-  /** Before a transfer that names a payout is recorded: 404 for an unknown payout, 422 when it cannot take `to`. */
+  /**
+   * Before a transfer that names a payout is recorded: 404 for an unknown payout, 409 when the payroll controls hold
+   * it (canceled, paused, approvals short), 422 when it cannot take `to`.
+   */
   readonly checkPayout: (
     orgId: OrgId,
     payoutId: PayoutId,
     to: StellarAddress
-  ) => Effect.Effect<void, NotFound | SponsorRefused | ServiceUnavailable>
-  /** The transfer paying `payoutId` was recorded with fee-bump hash `hash`. */
-  readonly submitted: (payoutId: PayoutId, hash: string, now: Date) => Effect.Effect<void, SponsorRefused | SqlError>
+  ) => Effect.Effect<void, NotFound | Conflict | SponsorRefused | ServiceUnavailable>
+  /** The transfer paying `payoutId` was recorded with fee-bump hash `hash`, by `actor`. */
+  readonly submitted: (
+    payoutId: PayoutId,
+    hash: string,
+    now: Date,
+    actor: AuditActor
+  ) => Effect.Effect<void, SponsorRefused | SqlError | ServiceUnavailable>
   /** The transfer paying `payoutId` is final. */
   readonly settled: (payoutId: PayoutId, outcome: Outcome, now: Date) => Effect.Effect<void, SqlError | ServiceUnavailable>
   /** A transfer that never reached the ledger gives back what it reserved elsewhere (a faucet grant). */

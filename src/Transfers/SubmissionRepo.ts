@@ -133,7 +133,7 @@ export class SubmissionRepo extends Effect.Service<SubmissionRepo>()("Transfers/
       innerHash: string,
       from: ReadonlyArray<SubmissionState>,
       to: SubmissionState,
-      fields: { readonly resultCode?: string; readonly ledger?: number } = {},
+      fields: { readonly resultCode?: string; readonly ledger?: number; readonly closedAt?: Date } = {},
       at?: Date
     ) =>
       Effect.flatMap(at === undefined ? Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms)) : Effect.succeed(at), (now) =>

@@ -3,6 +3,7 @@ import { Data, Effect, Either } from "effect"
 import { Forbidden, NotImplemented } from "../Domain/Errors.ts"
 import type { OrgId } from "../Domain/Ids.ts"
 import type { Session } from "../Domain/Session.ts"
+import type { AuditActor } from "../Domain/Actor.ts"
 
 /**
  * Who may submit a sponsored transfer, in one place: a wallet session (`requireWallet`), sourcing only accounts the
@@ -14,6 +15,8 @@ export class Submitter extends Data.Class<{
   readonly sub: string
   readonly orgId: OrgId
   readonly allowedSources: ReadonlySet<string>
+  /** Who the audit trail says submitted it. */
+  readonly actor: AuditActor
 }> {}
 
 /** Sponsored transfers are signed by a wallet: an email (Privy) session cannot submit one. */
@@ -23,8 +26,8 @@ export const requireWallet = (session: Session) =>
     : Effect.fail(new NotImplemented({ error: "sponsored transfers need a wallet (SEP-10) session" }))
 
 /** The signed-in employer's wallet, alone. */
-export const submitterOf = (session: Session, orgId: OrgId) =>
-  new Submitter({ sub: session.sub, orgId, allowedSources: new Set([session.sub]) })
+export const submitterOf = (session: Session, orgId: OrgId, actor: AuditActor) =>
+  new Submitter({ sub: session.sub, orgId, allowedSources: new Set([session.sub]), actor })
 
 /**
  * The transaction and every operation must be sourced by the signed-in account (for a batch run: by one of the

@@ -3,7 +3,7 @@ import { Clock, Data, DateTime, Duration, Effect, Either, Exit, Fiber, Option } 
 import type { SqlError } from "@effect/sql/SqlError"
 import { Organizations } from "../Orgs/Organizations.ts"
 import { StellarConfig, SubmissionConfig } from "../Config.ts"
-import { Conflict, InvalidRequest, notFound, type ServiceUnavailable, UpstreamUnavailable } from "../Domain/Errors.ts"
+import { Conflict, Forbidden, InvalidRequest, notFound, type ServiceUnavailable, UpstreamUnavailable } from "../Domain/Errors.ts"
 import type { OrgId, PayoutId } from "../Domain/Ids.ts"
 import type { Session } from "../Domain/Session.ts"
 import { outcomeOf, SponsorRefused, type TransferRequest, TransferStatus } from "../Domain/Transfer.ts"
@@ -173,6 +173,11 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
         }
         const call = yield* sponsor.check(tx, at)
         if (request.payoutId !== undefined) yield* hooks.checkPayout(submitter.orgId, request.payoutId, call.to)
+        else if ((yield* orgs.approvalsRequired(submitter.orgId)) > 0) {
+          return yield* new Forbidden({
+            error: "the organization requires approved batches: the sponsor pays only transfers that name a payout (payoutId)"
+          })
+        }
         return call
       }))
       if (Either.isLeft(checked)) {
@@ -193,7 +198,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
         quota: sponsor.reservation(at),
         link: request.payoutId === undefined
           ? Effect.void
-          : hooks.submitted(request.payoutId, txHashHex(fee), at)
+          : hooks.submitted(request.payoutId, txHashHex(fee), at, submitter.actor)
       })
     })
 

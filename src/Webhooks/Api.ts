@@ -11,11 +11,25 @@ export type WebhookId = typeof WebhookId.Type
 export const DeliveryId = Schema.UUID.pipe(Schema.brand("WebhookDeliveryId"))
 export type DeliveryId = typeof DeliveryId.Type
 
-export const EventType = Schema.Literal("contractor.ready", "payout.settled", "payout.failed", "batch.completed", "batch_run.completed")
-  .annotations({
-    description: "`contractor.ready` (a contractor can be paid), `payout.settled` / `payout.failed` (a payout's transfer " +
-      "is final), `batch.completed` (every payout of a batch is final), `batch_run.completed` (a POST /batch job ended)"
-  })
+export const EventType = Schema.Literal(
+  "contractor.ready",
+  "payout.settled",
+  "payout.failed",
+  "payout.canceled",
+  "batch.completed",
+  "batch.approved",
+  "batch.rejected",
+  "batch.paused",
+  "batch.resumed",
+  "batch.canceled",
+  "batch_run.completed"
+).annotations({
+  description: "`contractor.ready` (a contractor can be paid), `payout.settled` / `payout.failed` (a payout's transfer " +
+    "is final), `payout.canceled` (a payout was canceled before it was sent), `batch.completed` (every payout of a " +
+    "batch is final), `batch.approved` / `batch.rejected` (an approval was recorded; the batch went back to draft, with " +
+    "the reason), `batch.paused` / `batch.resumed`, `batch.canceled` (a canceled batch has nothing in flight any " +
+    "more), `batch_run.completed` (a POST /batch job ended)"
+})
 export type EventType = typeof EventType.Type
 
 export const DeliveryStatus = Schema.Literal("pending", "delivered", "failed")

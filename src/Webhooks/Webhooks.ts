@@ -11,6 +11,10 @@ import { EndpointRepo, MAX_ENDPOINTS } from "./EndpointRepo.ts"
 import { newSecret } from "./Signature.ts"
 import { parseUrl, resolveTarget } from "./Target.ts"
 import * as Spans from "../Observability/Spans.ts"
+import { AuditTrail } from "../Sql/AuditTrail.ts"
+import { unavailableOrDie } from "../Sql/Errors.ts"
+import { SqlClient } from "@effect/sql"
+import type { Actor } from "../Domain/Actor.ts"
 
 /**
  * An organization's webhook endpoints and their delivery logs, managed by a signed-in employer: never by an API key,
@@ -23,14 +27,26 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks/Webhooks", {
     const deliveries = yield* DeliveryRepo
     const orgs = yield* Organizations
     const config = yield* WebhookConfig
+    const audit = yield* AuditTrail
+    const sql = yield* SqlClient.SqlClient
+    /** The change and its audit row commit together. */
+    const together = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", unavailableOrDie))
 
-    const orgOf = (session: Session) =>
+    const actorOf = (session: Session) =>
       session.apiKey === undefined
-        ? orgs.employerOrg(session)
+        ? orgs.actorOf(session).pipe(Effect.filterOrFail(
+          (actor) => actor.permissions.includes("org:manage"),
+          (actor) => new Forbidden({ error: `this needs the permission org:manage, which the role ${actor.role} does not grant` })
+        ))
         : Effect.fail(new Forbidden({ error: "webhooks are managed by a signed-in employer, not by an API key" }))
+    const orgOf = (session: Session) => Effect.map(actorOf(session), (actor) => actor.orgId)
+    const record = (actor: Actor, action: string, id: string) =>
+      audit.append({ orgId: actor.orgId, actor: actor.audit, action, subject: { type: "webhook", id } })
 
     const create = Spans.fn("Webhooks.create")(function*(session: Session, request: CreateWebhook) {
-      const orgId = yield* orgOf(session)
+      const actor = yield* actorOf(session)
+      const orgId = actor.orgId
       const target = yield* parseUrl(request.url, config).pipe(
         Effect.tap((url) => resolveTarget(url, config)),
         Effect.mapError((refused) => new InvalidRequest({ error: `invalid url: ${refused.reason}` }))
@@ -40,7 +56,10 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks/Webhooks", {
       const secret = newSecret()
       const createdAt = new Date(yield* Clock.currentTimeMillis)
       const url = target.toString()
-      const added = yield* endpoints.insert({ id, orgId, url, events, secret, createdAt })
+      const added = yield* together(Effect.tap(
+        endpoints.insert({ id, orgId, url, events, secret, createdAt }),
+        (added) => added ? record(actor, "webhook.created", id) : Effect.void
+      ))
       if (!added) return yield* new Conflict({ error: `an organization has at most ${MAX_ENDPOINTS} webhook endpoints` })
       return new NewWebhook({ id, url, events, secret, createdAt: DateTime.unsafeFromDate(createdAt) })
     })
@@ -50,7 +69,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks/Webhooks", {
     })
 
     const remove = Spans.fn("Webhooks.remove")(function*(session: Session, id: WebhookId) {
-      if (!(yield* endpoints.remove(yield* orgOf(session), id))) return yield* notFound("webhook endpoint")
+      const actor = yield* actorOf(session)
+      const removed = yield* together(Effect.tap(
+        endpoints.remove(actor.orgId, id),
+        (removed) => removed ? record(actor, "webhook.removed", id) : Effect.void
+      ))
+      if (!removed) return yield* notFound("webhook endpoint")
     })
 
     const log = Spans.fn("Webhooks.deliveries")(function*(session: Session, id: WebhookId, params: typeof ListDeliveriesParams.Type) {

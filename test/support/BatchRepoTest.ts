@@ -25,6 +25,12 @@ export interface BatchRow {
   readonly payoutCount: number
   readonly settledCount: number
   readonly failedCount: number
+  readonly canceledCount: number
+  readonly createdBy: string | null
+  readonly readiedBy: string | null
+  readonly cancelRequestedAt: Date | null
+  readonly approvals: ReadonlyArray<{ readonly by: string; readonly at: string }>
+  readonly approvalsRequired: number
   readonly createdAt: Date
   readonly startedAt: Date | null
   readonly completedAt: Date | null
@@ -124,7 +130,7 @@ export const batchRepoOn = (tables: PayrollTables) => {
             Effect.catchTag("SqlError", unavailableOrDie)
           )
         }),
-      create: (orgId: OrgId, name: string) =>
+      create: (orgId: OrgId, name: string, createdBy: string) =>
         Effect.map(now, (createdAt): Batch => {
           const row: BatchRow = {
             id: BatchId.make(randomUUID()),
@@ -134,6 +140,12 @@ export const batchRepoOn = (tables: PayrollTables) => {
             payoutCount: 0,
             settledCount: 0,
             failedCount: 0,
+            canceledCount: 0,
+            createdBy,
+            readiedBy: null,
+            cancelRequestedAt: null,
+            approvals: [],
+            approvalsRequired: 0,
             createdAt,
             startedAt: null,
             completedAt: null
@@ -154,11 +166,11 @@ export const batchRepoOn = (tables: PayrollTables) => {
             .slice(0, query.limit + 1)
             .map((row) => batchOf(row))
         ),
-      ready: (orgId: OrgId, id: BatchId, at: Date) =>
+      ready: (orgId: OrgId, id: BatchId, by: string, at: Date) =>
         Effect.sync(() => {
           const batch = Option.filter(inOrg(orgId, id), (b) => b.status === "draft" && b.payoutCount > 0)
           if (Option.isNone(batch)) return Option.none()
-          tables.setBatch(id, { status: "ready" })
+          tables.setBatch(id, { status: "ready", readiedBy: by })
           for (const p of payoutsOfBatch(id)) tables.setPayout(p.id, { status: "ready", updatedAt: at })
           return Option.map(Option.fromNullable(tables.batch(id)), batchOf)
         }),
@@ -220,7 +232,14 @@ export const batchRepoOn = (tables: PayrollTables) => {
           const batch = payout === undefined ? undefined : tables.batch(payout.batchId)
           const contractor = payout === undefined ? undefined : tables.contractors.rows.get(payout.contractorId)
           if (payout === undefined || batch === undefined || contractor === undefined) return Option.none()
-          return Option.some({ status: payout.status, batchStatus: batch.status, address: Option.getOrNull(contractor.address) })
+          return Option.some({
+            status: payout.status,
+            batchStatus: batch.status,
+            canceling: batch.cancelRequestedAt !== null,
+            approvals: batch.approvals.length,
+            approvalsRequired: batch.approvalsRequired,
+            address: Option.getOrNull(contractor.address)
+          })
         }),
       submitPayout: (payoutId: string, hash: string, at: Date) =>
         Effect.sync(() => {
@@ -232,37 +251,35 @@ export const batchRepoOn = (tables: PayrollTables) => {
       startBatch: (batchId: BatchId, retry: boolean, at: Date) =>
         Effect.sync(() => {
           const batch = tables.batch(batchId)
-          if (batch === undefined) return false
+          if (batch === undefined) return Option.none()
           const open = batch.status === "ready" || batch.status === "started" || (batch.status === "completed" && retry)
-          if (!open) return false
+          if (!open || batch.cancelRequestedAt !== null) return Option.none()
           tables.setBatch(batchId, {
             status: "started",
             startedAt: batch.startedAt ?? at,
             completedAt: null,
             failedCount: batch.failedCount - (retry ? 1 : 0)
           })
-          return true
+          return Option.some({ orgId: batch.orgId, previous: batch.status })
         }),
       finishPayout: (payoutId: string, outcome: { readonly settled: boolean; readonly error?: string }, at: Date) =>
         Effect.sync(() => {
           const payout = [...tables.payouts.values()].find((p) => p.id === payoutId)
           if (payout === undefined || payout.status !== "submitted") return Option.none()
           tables.setPayout(payout.id, { status: outcome.settled ? "settled" : "failed", error: outcome.error ?? null, updatedAt: at })
-          return Option.some({ batchId: payout.batchId, contractorId: payout.contractorId })
+          return Option.some({ batchId: payout.batchId, contractorId: payout.contractorId, orgId: payout.orgId })
         }),
       countFinished: (batchId: BatchId, settled: boolean, at: Date) =>
         Effect.sync(() => {
           const batch = tables.batch(batchId)
-          if (batch === undefined) return
+          if (batch === undefined) return Option.none()
           const settledCount = batch.settledCount + (settled ? 1 : 0)
           const failedCount = batch.failedCount + (settled ? 0 : 1)
-          const done = settledCount + failedCount >= batch.payoutCount
-          tables.setBatch(batchId, {
-            settledCount,
-            failedCount,
-            status: done ? "completed" : batch.status,
-            completedAt: done ? at : batch.completedAt
-          })
+          const done = settledCount + failedCount + batch.canceledCount >= batch.payoutCount &&
+            (batch.status === "started" || batch.status === "paused")
+          const status = done ? (batch.cancelRequestedAt === null ? "completed" as const : "canceled" as const) : batch.status
+          tables.setBatch(batchId, { settledCount, failedCount, status, completedAt: done ? at : batch.completedAt })
+          return status === batch.status ? Option.none() : Option.some({ orgId: batch.orgId, from: batch.status, to: status })
         })
     })
   )

@@ -39,7 +39,7 @@ export const crashDrillPayroll = (app: Pick<TestAppShape, "url" | "rpc">, option
     for (let i = 1; i < options.wallets; i++) {
       const keypair = Keypair.random()
       app.rpc.setAccount({ id: keypair.publicKey() })
-      const invite = yield* client.account.inviteEmployer()
+      const invite = yield* client.account.inviteEmployer({ payload: { role: "payer" } })
       const token = yield* signIn(app, keypair)
       yield* (yield* api(app, token)).account.joinOrg({ path: { token: invite.token } })
       wallets.push({ keypair, token })

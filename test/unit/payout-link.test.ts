@@ -8,8 +8,11 @@ import { type BatchId, PayoutId } from "../../src/Domain/Ids.ts"
 import { StellarAddress } from "../../src/Domain/Stellar.ts"
 import { PayrollTables, payrollReposOn } from "../support/BatchRepoTest.ts"
 import { Contractor } from "../../src/Domain/Contractor.ts"
+import type { AuditEntry } from "../../src/Sql/AuditTrail.ts"
+import { auditTrailOn } from "../support/AuditTrailTest.ts"
 
 const tables = new PayrollTables()
+const audited: Array<AuditEntry> = []
 
 const at = (s: number) => new Date(s * 1000)
 
@@ -23,9 +26,9 @@ const readyBatch = (n: number) =>
     const repo = yield* BatchRepo
     const orgId = tables.org()
     const contractors = Array.from({ length: n }, (_, i) => tables.contractors.add(orgId, { name: `C${i}` }))
-    const batch = yield* repo.create(orgId, "November")
+    const batch = yield* repo.create(orgId, "November", "GCREATOR")
     const payouts = yield* repo.addPayouts(orgId, batch.id, contractors.map((c) => c.id))
-    yield* repo.ready(orgId, batch.id, at(1))
+    yield* repo.ready(orgId, batch.id, "GREADIER", at(1))
     return {
       orgId,
       batchId: batch.id,
@@ -35,7 +38,7 @@ const readyBatch = (n: number) =>
 
 /** markSubmitted as the transfer records it: inside the submission's transaction. */
 const submit = (payoutId: PayoutId, hash: string, time: Date) =>
-  Effect.flatMap(Effect.all([BatchRepo, PayoutLink]), ([repo, link]) => repo.transaction(link.markSubmitted(payoutId, hash, time)))
+  Effect.flatMap(Effect.all([BatchRepo, PayoutLink]), ([repo, link]) => repo.transaction(link.markSubmitted(payoutId, hash, time, { type: "member", id: "GPAYER" })))
 
 const settle = (payoutId: PayoutId, time: Date, error?: string) =>
   Effect.flatMap(PayoutLink, (link) => link.markFinal(payoutId, error === undefined ? { settled: true } : { settled: false, error }, time))
@@ -47,7 +50,7 @@ const counters = (batchId: BatchId) => {
 }
 
 describe("PayoutLink", () => {
-  it.layer(PayoutLink.DefaultWithoutDependencies.pipe(Layer.provideMerge(payrollReposOn(tables))))("state machine", (it) => {
+  it.layer(PayoutLink.DefaultWithoutDependencies.pipe(Layer.provideMerge(Layer.merge(payrollReposOn(tables), auditTrailOn(audited)))))("state machine", (it) => {
     it.effect("check: a ready payout of a ready batch may be paid to its contractor's address, and to no one else", () =>
       Effect.gen(function*() {
         const link = yield* PayoutLink
@@ -74,7 +77,7 @@ describe("PayoutLink", () => {
         const link = yield* PayoutLink
         const orgId = tables.org()
         const contractor = tables.contractors.add(orgId)
-        const draft = yield* repo.create(orgId, "Draft")
+        const draft = yield* repo.create(orgId, "Draft", "GCREATOR")
         const [inDraft] = yield* repo.addPayouts(orgId, draft.id, [contractor.id])
         expect(yield* refusal(link.check(orgId, inDraft!.id, StellarAddress.make(Option.getOrThrow(contractor.address)))))
           .toBe("SponsorRefused: the payout is draft")

@@ -1,0 +1,51 @@
+import { Schema } from "effect"
+
+/**
+ * An organization member's role. The Stellar Disbursement Platform's roles (`internal/data/roles.go`: owner,
+ * financial controller, developer, business, initiator, approver) split here by what moves money: who prepares a
+ * payroll (initiator), who approves it (approver), who pays it (payer), who only reads (viewer).
+ */
+export const MemberRole = Schema.Literal("owner", "admin", "initiator", "approver", "payer", "viewer").annotations({
+  description: "`owner` (everything), `admin` (everything but paying; cannot touch owners), `initiator` (the directory " +
+    "and batches), `approver` (approves, rejects, pauses and resumes batches), `payer` (pays: transfers and batch runs; " +
+    "pauses and resumes), `viewer` (reads). Every role reads the directory, batches, the audit trail and exports"
+})
+export type MemberRole = typeof MemberRole.Type
+
+/** What a member may do; each route needs one. */
+export const Permission = Schema.Literal(
+  "directory:read",
+  "directory:write",
+  "batches:read",
+  "batches:write",
+  "batches:approve",
+  "batches:control",
+  "transfers:submit",
+  "org:manage",
+  "audit:read"
+)
+export type Permission = typeof Permission.Type
+
+const READ: ReadonlyArray<Permission> = ["directory:read", "batches:read", "audit:read"]
+
+/**
+ * The permission table of issue 22, once: directory write, batches (create, edit, ready, cancel), approve/reject,
+ * pay, pause/resume, manage (members, settings, API keys, webhooks), and the reads every role has.
+ */
+export const ROLE_PERMISSIONS: Readonly<Record<MemberRole, ReadonlyArray<Permission>>> = {
+  owner: [...READ, "directory:write", "batches:write", "batches:approve", "transfers:submit", "batches:control", "org:manage"],
+  admin: [...READ, "directory:write", "batches:write", "batches:approve", "batches:control", "org:manage"],
+  initiator: [...READ, "directory:write", "batches:write"],
+  approver: [...READ, "batches:approve", "batches:control"],
+  payer: [...READ, "transfers:submit", "batches:control"],
+  viewer: READ
+}
+
+export const can = (role: MemberRole, permission: Permission) => ROLE_PERMISSIONS[role].includes(permission)
+
+/** Whether `narrower` grants nothing `role` lacks: an API key may be narrowed to it. */
+export const within = (narrower: MemberRole, role: MemberRole) => ROLE_PERMISSIONS[narrower].every((p) => can(role, p))
+
+/** What a caller may do when it is a key narrowed to `keyRole` of a member whose role is now `memberRole`. */
+export const effectivePermissions = (memberRole: MemberRole, keyRole: MemberRole | null): ReadonlyArray<Permission> =>
+  keyRole === null ? ROLE_PERMISSIONS[memberRole] : ROLE_PERMISSIONS[memberRole].filter((p) => can(keyRole, p))
