@@ -11,6 +11,10 @@ import type { Session } from "./Domain/Session.ts"
 import { AuditTrail } from "./Sql/AuditTrail.ts"
 import { BatchControls } from "./Batches/BatchControls.ts"
 import { ControlRepo } from "./Batches/ControlRepo.ts"
+import { AuditHttpLive } from "./Audit/Http.ts"
+import { AuditLog } from "./Audit/AuditLog.ts"
+import { AuditRepo } from "./Audit/AuditRepo.ts"
+import { AuditSealerLive } from "./Audit/Sealer.ts"
 import { ApiKeysHttpLive, AuthHttpLive } from "./Auth/Http.ts"
 import { ApiKeyRepo } from "./Auth/ApiKeyRepo.ts"
 import { ApiKeys, isApiKey } from "./Auth/ApiKeys.ts"
@@ -88,7 +92,8 @@ const HandlersLive = Layer.mergeAll(
   WithdrawalsHttpLive,
   AuditorHttpLive,
   ArchiveHttpLive,
-  WebhooksHttpLive
+  WebhooksHttpLive,
+  AuditHttpLive
 )
 
 /** What reaches outside the process: the operational keys and Stellar (RPC and friendbot). */
@@ -151,6 +156,7 @@ export const servicesOn = (external: External) => {
     IdempotencyRepo.Default,
     Outbox.Default,
     AuditTrail.Default,
+    AuditRepo.Default,
     ControlRepo.Default,
     Drain.Default
   )
@@ -160,6 +166,7 @@ export const servicesOn = (external: External) => {
     ContractorPayouts.DefaultWithoutDependencies,
     Batches.DefaultWithoutDependencies,
     BatchControls.DefaultWithoutDependencies,
+    AuditLog.DefaultWithoutDependencies,
     ContractorInvites.DefaultWithoutDependencies,
     SessionVerifier.DefaultWithoutDependencies,
     Sponsor.DefaultWithoutDependencies,
@@ -191,7 +198,8 @@ export const servicesOn = (external: External) => {
     HousekeepingLive,
     IdleMemoryLive,
     ArchiveLive,
-    WebhooksLive
+    WebhooksLive,
+    AuditSealerLive
   )
   return Edge.pipe(
     Layer.provideMerge(Submissions),
