@@ -178,7 +178,7 @@ const enrollOrg = async (rpc: LoopbackRpc, url: string, count: number): Promise<
       const batch = Array.from({ length: Math.min(8, count - i) }, () => Keypair.random())
       await Promise.all(batch.map(async (wallet) => {
         addWallet(rpc, CONTRACT, wallet)
-        const invite = expectOk("invite", await call(agent, url, "POST", "/orgs/invites", { token }))
+        const invite = expectOk("invite", await call(agent, url, "POST", "/orgs/invites", { token, json: { role: "payer" } }))
         const member = await sep10SignIn(agent, url, wallet)
         expectOk("join", await call(agent, url, "POST", `/orgs/join/${invite.token}`, { token: member }))
       }))

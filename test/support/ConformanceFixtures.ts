@@ -65,7 +65,7 @@ export const conformanceFixtures = (app: TestAppShape) => {
       key: k.key as string
     }))
 
-  const orgInvite = (token: string) => Effect.map(must(app, "POST", "/orgs/invites", token), (i) => i.token as string)
+  const orgInvite = (token: string) => Effect.map(must(app, "POST", "/orgs/invites", token, {}), (i) => i.token as string)
 
   const signedChallenge = (path: string) =>
     Effect.gen(function*() {

@@ -11,6 +11,7 @@ import { innerTransfer } from "./Transfer.ts"
 import { privyToken } from "./Privy.ts"
 import { archiveRefusals, archiveRequests } from "./ConformanceArchive.ts"
 import { webhookRefusals, webhookRequests } from "./ConformanceWebhooks.ts"
+import { controlsRefusals, controlsRequests } from "./ConformanceControls.ts"
 
 const privyStranger = await generateKeyPair("ES256")
 
@@ -35,7 +36,7 @@ export const validRequests: Readonly<Record<string, Recipe>> = {
   "GET /.well-known/stellar.toml": () => at({}),
   "GET /me": (_, e) => at({ token: e.token }),
   "POST /orgs": (fx) => Effect.map(fx.session(), (token) => ok({ token, json: { name: "Conformance Org" } })),
-  "POST /orgs/invites": (_, e) => at({ token: e.token }),
+  "POST /orgs/invites": (_, e) => at({ token: e.token, json: { role: "approver" } }),
   "POST /api-keys": (_, e) => at({ token: e.token, json: { name: "Conformance runner", scopes: ["directory:read", "transfers:submit"] } }),
   "GET /api-keys": (fx, e) => Effect.map(fx.apiKey(e.token), () => ok({ token: e.token })),
   "DELETE /api-keys/{id}": (fx, e) => Effect.map(fx.apiKey(e.token), ({ id }) => ok({ token: e.token, params: { id } }, 204)),
@@ -91,8 +92,11 @@ export const validRequests: Readonly<Record<string, Recipe>> = {
   "POST /funding/faucet": (fx) => Effect.map(fx.session(), (token) => ok({ token, json: {} })),
   "POST /withdraw": (fx) => Effect.map(fx.session(), (token) => ok({ token }, 501)),
   "POST /auditor/disclose": (fx) => Effect.map(fx.session(), (token) => ok({ token }, 501)),
+  "GET /audit": (_, e) => at({ token: e.token, query: { limit: "10" } }),
+  "GET /audit/verify": (_, e) => at({ token: e.token }),
   ...archiveRequests,
-  ...webhookRequests
+  ...webhookRequests,
+  ...controlsRequests
 }
 
 
@@ -145,5 +149,6 @@ export const refusedRequests: Readonly<Record<string, Refusal>> = {
       return refused("second grant within 24 hours", ok({ token, json: { address } }, 429))
     }),
   ...archiveRefusals,
-  ...webhookRefusals
+  ...webhookRefusals,
+  ...controlsRefusals
 }
