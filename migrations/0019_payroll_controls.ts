@@ -47,6 +47,8 @@ const statements = [
   `ALTER TABLE payouts DROP CONSTRAINT IF EXISTS payouts_status_check`,
   `ALTER TABLE payouts ADD CONSTRAINT payouts_status_check
     CHECK (status IN ('draft', 'ready', 'submitted', 'settled', 'failed', 'canceled'))`,
+  // The payouts export pages through an organization's payouts in creation order.
+  `CREATE INDEX payouts_org_page ON payouts (org_id, created_at, id)`,
 
   `ALTER TABLE api_keys ADD COLUMN role text
     CHECK (role IN ('owner', 'admin', 'initiator', 'approver', 'payer', 'viewer'))`,

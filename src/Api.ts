@@ -4,6 +4,7 @@ import { AuthApi } from "./Auth/Api.ts"
 import { ApiKeysApi } from "./Auth/ApiKeysApi.ts"
 import { ArchiveApi } from "./Archive/Api.ts"
 import { AuditApi } from "./Audit/Api.ts"
+import { ExportsApi } from "./Audit/ExportsApi.ts"
 import { ContractorsApi } from "./Contractors/Api.ts"
 import {
   HeadersTooLarge,
@@ -71,6 +72,7 @@ export class Api extends HttpApi.make("payroll")
   .add(ArchiveApi)
   .add(WebhooksApi)
   .add(AuditApi)
+  .add(ExportsApi)
   // Answers any operation can give, whoever makes them: Node's HTTP parser (400, 408, 431), the body checks before
   // the router (400, 408, 413, 415), the database going away (503) and an unexpected failure (500).
   .addError(InvalidRequest)

@@ -11,7 +11,9 @@ import type { Session } from "./Domain/Session.ts"
 import { AuditTrail } from "./Sql/AuditTrail.ts"
 import { BatchControls } from "./Batches/BatchControls.ts"
 import { ControlRepo } from "./Batches/ControlRepo.ts"
-import { AuditHttpLive } from "./Audit/Http.ts"
+import { AuditHttpLive, ExportsHttpLive } from "./Audit/Http.ts"
+import { Exports } from "./Audit/Exports.ts"
+import { ExportsRepo } from "./Audit/ExportsRepo.ts"
 import { AuditLog } from "./Audit/AuditLog.ts"
 import { AuditRepo } from "./Audit/AuditRepo.ts"
 import { AuditSealerLive } from "./Audit/Sealer.ts"
@@ -93,7 +95,8 @@ const HandlersLive = Layer.mergeAll(
   AuditorHttpLive,
   ArchiveHttpLive,
   WebhooksHttpLive,
-  AuditHttpLive
+  AuditHttpLive,
+  ExportsHttpLive
 )
 
 /** What reaches outside the process: the operational keys and Stellar (RPC and friendbot). */
@@ -157,6 +160,7 @@ export const servicesOn = (external: External) => {
     Outbox.Default,
     AuditTrail.Default,
     AuditRepo.Default,
+    ExportsRepo.Default,
     ControlRepo.Default,
     Drain.Default
   )
@@ -167,6 +171,7 @@ export const servicesOn = (external: External) => {
     Batches.DefaultWithoutDependencies,
     BatchControls.DefaultWithoutDependencies,
     AuditLog.DefaultWithoutDependencies,
+    Exports.DefaultWithoutDependencies,
     ContractorInvites.DefaultWithoutDependencies,
     SessionVerifier.DefaultWithoutDependencies,
     Sponsor.DefaultWithoutDependencies,

@@ -34,6 +34,8 @@ interface Operation {
   readonly method: string
   readonly path: () => string
   readonly json?: () => unknown
+  /** Whether an allowed caller's request succeeds (2xx); the others name ids that exist nowhere (404) or bad envelopes. */
+  readonly succeeds?: true
 }
 
 const id = () => randomUUID()
@@ -44,14 +46,14 @@ const id = () => randomUUID()
  */
 const OPERATIONS: Readonly<Record<Column, ReadonlyArray<Operation>>> = {
   directoryWrite: [
-    { method: "POST", path: () => "/contractors", json: () => ({ name: `C ${id().slice(0, 6)}` }) },
-    { method: "POST", path: () => "/contractors/bulk", json: () => ({ rows: [{ name: `B ${id().slice(0, 6)}` }] }) },
+    { succeeds: true, method: "POST", path: () => "/contractors", json: () => ({ name: `C ${id().slice(0, 6)}` }) },
+    { succeeds: true, method: "POST", path: () => "/contractors/bulk", json: () => ({ rows: [{ name: `B ${id().slice(0, 6)}` }] }) },
     { method: "PATCH", path: () => `/contractors/${id()}`, json: () => ({ name: "Renamed" }) },
     { method: "POST", path: () => `/contractors/${id()}/invites` },
     { method: "POST", path: () => `/contractors/${id()}/check` }
   ],
   batchesWrite: [
-    { method: "POST", path: () => "/batches", json: () => ({ name: "Matrix" }) },
+    { succeeds: true, method: "POST", path: () => "/batches", json: () => ({ name: "Matrix" }) },
     { method: "POST", path: () => `/batches/${id()}/ready` },
     { method: "DELETE", path: () => `/batches/${id()}` },
     { method: "POST", path: () => `/batches/${id()}/payouts`, json: () => ({ contractorIds: [id()] }) },
@@ -65,7 +67,7 @@ const OPERATIONS: Readonly<Record<Column, ReadonlyArray<Operation>>> = {
   ],
   pay: [
     { method: "POST", path: () => "/transfer", json: () => ({ signedXDR: "AAAA" }) },
-    { method: "POST", path: () => "/batch", json: () => ({ transactions: [{ signedXDR: "AAAA" }] }) },
+    { succeeds: true, method: "POST", path: () => "/batch", json: () => ({ transactions: [{ signedXDR: "AAAA" }] }) },
     { method: "POST", path: () => "/transfers/prepare", json: () => ({ to: Keypair.random().publicKey(), data: "AAAA" }) }
   ],
   control: [
@@ -73,29 +75,29 @@ const OPERATIONS: Readonly<Record<Column, ReadonlyArray<Operation>>> = {
     { method: "POST", path: () => `/batches/${id()}/resume` }
   ],
   manage: [
-    { method: "GET", path: () => "/org/members" },
+    { succeeds: true, method: "GET", path: () => "/org/members" },
     { method: "PATCH", path: () => `/org/members/${id()}`, json: () => ({ role: "viewer" }) },
     { method: "DELETE", path: () => `/org/members/${id()}` },
-    { method: "POST", path: () => "/orgs/invites", json: () => ({ role: "viewer" }) },
-    { method: "PATCH", path: () => "/org/settings", json: () => ({ approvalsRequired: 0 }) },
-    { method: "GET", path: () => "/api-keys" },
-    { method: "POST", path: () => "/api-keys", json: () => ({ name: "Matrix", scopes: ["directory:read"] }) },
-    { method: "GET", path: () => "/webhooks" }
+    { succeeds: true, method: "POST", path: () => "/orgs/invites", json: () => ({ role: "viewer" }) },
+    { succeeds: true, method: "PATCH", path: () => "/org/settings", json: () => ({ approvalsRequired: 0 }) },
+    { succeeds: true, method: "GET", path: () => "/api-keys" },
+    { succeeds: true, method: "POST", path: () => "/api-keys", json: () => ({ name: "Matrix", scopes: ["directory:read"] }) },
+    { succeeds: true, method: "GET", path: () => "/webhooks" }
   ],
   read: [
-    { method: "GET", path: () => "/contractors" },
+    { succeeds: true, method: "GET", path: () => "/contractors" },
     { method: "GET", path: () => `/contractors/${id()}` },
-    { method: "GET", path: () => "/batches" },
+    { succeeds: true, method: "GET", path: () => "/batches" },
     { method: "GET", path: () => `/batches/${id()}` },
     { method: "GET", path: () => `/batches/${id()}/payouts` },
     { method: "GET", path: () => `/batch/${id()}` },
-    { method: "GET", path: () => "/org/settings" },
-    { method: "GET", path: () => "/audit" },
-    { method: "GET", path: () => "/audit/verify" },
-    { method: "GET", path: () => "/exports/payouts.csv" },
-    { method: "GET", path: () => "/exports/contractors.csv" },
-    { method: "GET", path: () => "/exports/audit.csv" },
-    { method: "GET", path: () => "/statistics" }
+    { succeeds: true, method: "GET", path: () => "/org/settings" },
+    { succeeds: true, method: "GET", path: () => "/audit" },
+    { succeeds: true, method: "GET", path: () => "/audit/verify" },
+    { succeeds: true, method: "GET", path: () => "/exports/payouts.csv" },
+    { succeeds: true, method: "GET", path: () => "/exports/contractors.csv" },
+    { succeeds: true, method: "GET", path: () => "/exports/audit.csv" },
+    { succeeds: true, method: "GET", path: () => "/statistics" }
   ]
 }
 
@@ -115,10 +117,20 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }))("the permission matrix", (it) =
             token: members[role].token,
             ...(operation.json === undefined ? {} : { json: operation.json() })
           }),
-          (reply) => ({ role, column, operation: `${operation.method} ${operation.path()}`, allowed, status: reply.status, body: reply.body })
+          (reply) => ({
+            role,
+            column,
+            operation: `${operation.method} ${operation.path()}`,
+            allowed,
+            succeeds: operation.succeeds === true,
+            status: reply.status,
+            body: reply.body
+          })
         ), { concurrency: 8 })
       const wrong = outcomes.filter((o) =>
-        o.allowed ? o.status === 403 || o.status >= 500 : o.status !== 403 || !/permission/.test(String(o.body?.error))
+        o.allowed
+          ? o.status === 403 || o.status >= 500 || (o.succeeds && o.status >= 300)
+          : o.status !== 403 || !/permission/.test(String(o.body?.error))
       )
       expect(wrong.map((o) => `${o.role} ${o.operation} (${o.column}): ${o.status} ${JSON.stringify(o.body)}`)).toEqual([])
       expect(outcomes.filter((o) => !o.allowed).length).toBeGreaterThan(0)

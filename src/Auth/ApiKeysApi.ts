@@ -14,7 +14,7 @@ export type ApiKeyId = typeof ApiKeyId.Type
 const EXAMPLE_ID = ApiKeyId.make("4c8e2f1a-9b3d-4a7e-8f60-2d1c5b9e7a34")
 const EXAMPLE_KEY = "cpk_Qm9vdHN0cmFwcGVkLWV4YW1wbGUta2V5LW5vdC1yZWFsLTAxMjM0NTY"
 
-const Scopes = Schema.Array(Scope).pipe(Schema.minItems(1), Schema.maxItems(6))
+const Scopes = Schema.Array(Scope).pipe(Schema.minItems(1), Schema.maxItems(7))
 
 /** An IPv4 or IPv6 address or CIDR block (`203.0.113.0/24`, `2001:db8::/32`). */
 const Cidr = Schema.String.pipe(

@@ -94,6 +94,10 @@ export const validRequests: Readonly<Record<string, Recipe>> = {
   "POST /auditor/disclose": (fx) => Effect.map(fx.session(), (token) => ok({ token }, 501)),
   "GET /audit": (_, e) => at({ token: e.token, query: { limit: "10" } }),
   "GET /audit/verify": (_, e) => at({ token: e.token }),
+  "GET /exports/payouts.csv": (fx, e) => Effect.map(fx.batchWithPayout(e.token), ({ batchId }) => ok({ token: e.token, query: { batchId } })),
+  "GET /exports/contractors.csv": (_, e) => at({ token: e.token }),
+  "GET /exports/audit.csv": (_, e) => at({ token: e.token, query: { from: "2020-01-01T00:00:00.000Z" } }),
+  "GET /statistics": (_, e) => at({ token: e.token, query: { from: "2020-01-01T00:00:00.000Z", to: "2100-01-01T00:00:00.000Z" } }),
   ...archiveRequests,
   ...webhookRequests,
   ...controlsRequests
