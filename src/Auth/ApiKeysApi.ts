@@ -4,7 +4,7 @@ import { documented } from "../Domain/Documented.ts"
 import { Forbidden, InvalidRequest, NotFound } from "../Domain/Errors.ts"
 import { Name } from "../Domain/Text.ts"
 import { MemberRole } from "../Domain/Roles.ts"
-import { isProxyEntry } from "../Http/ClientAddress.ts"
+import { Cidr } from "../Domain/Cidr.ts"
 import { Scope } from "./Scopes.ts"
 import { Authentication } from "./Security.ts"
 
@@ -15,12 +15,6 @@ const EXAMPLE_ID = ApiKeyId.make("4c8e2f1a-9b3d-4a7e-8f60-2d1c5b9e7a34")
 const EXAMPLE_KEY = "cpk_Qm9vdHN0cmFwcGVkLWV4YW1wbGUta2V5LW5vdC1yZWFsLTAxMjM0NTY"
 
 const Scopes = Schema.Array(Scope).pipe(Schema.minItems(1), Schema.maxItems(7))
-
-/** An IPv4 or IPv6 address or CIDR block (`203.0.113.0/24`, `2001:db8::/32`). */
-const Cidr = Schema.String.pipe(
-  Schema.maxLength(64),
-  Schema.filter((text) => isProxyEntry(text), { message: () => "an IPv4 or IPv6 address or CIDR block" })
-).annotations({ description: "An IPv4 or IPv6 address or CIDR block", examples: ["203.0.113.0/24", "2001:db8::/32"] })
 
 const KeyRole = Schema.NullOr(MemberRole).annotations({
   description: "The role the key acts within, at most its creator's (whatever their role grants now); null: the creator's role"
