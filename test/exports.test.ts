@@ -3,7 +3,7 @@ import { parse } from "csv-parse/sync"
 import { Effect } from "effect"
 import v8 from "node:v8"
 import vm from "node:vm"
-import pg from "pg"
+import { psql } from "./support/Psql.ts"
 import { call } from "./support/Client.ts"
 import { batchOf, must, orgWithEveryRole, readyContractor } from "./support/Members.ts"
 import { TestApp, type TestAppShape, TestAppLive } from "./support/TestApp.ts"
@@ -27,16 +27,6 @@ const download = (app: TestAppShape, token: string, path: string) =>
 
 const rows = (text: string) => parse(text, { columns: true, skip_empty_lines: false }) as Array<Record<string, string>>
 
-const sql = (app: TestAppShape, text: string, values: ReadonlyArray<unknown> = []) =>
-  Effect.acquireUseRelease(
-    Effect.promise(async () => {
-      const client = new pg.Client({ connectionString: app.config.DATABASE_URL })
-      await client.connect()
-      return client
-    }),
-    (client) => Effect.promise(() => client.query(text, [...values]).then((r) => r.rows)),
-    (client) => Effect.promise(() => client.end())
-  )
 
 layer(TestAppLive({}, { ledgerIntervalMs: 20 }), { timeout: 120_000 })("exports and statistics", (it) => {
   it.effect("payouts, contractors and the audit trail as CSV: parsed by csv-parse, formula-looking cells escaped, whole", () =>
@@ -96,15 +86,16 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }), { timeout: 120_000 })("exports 
       const app = yield* TestApp
       const m = yield* orgWithEveryRole(app, "Big Export Co")
       const { batchId } = yield* batchOf(app, m.owner.token, 1, { ready: false })
-      const [{ org_id: orgId }] = yield* sql(app, "SELECT org_id FROM batches WHERE id = $1", [batchId])
+      const [row] = yield* psql<{ org_id: string }>(app, "SELECT org_id FROM batches WHERE id = $1", [batchId])
+      const orgId = row!.org_id
       const n = 10_000
-      yield* sql(
+      yield* psql(
         app,
         `INSERT INTO contractors (id, org_id, name, address, status)
          SELECT gen_random_uuid(), $1, 'Bulk ' || i, NULL, 'ready' FROM generate_series(1, $2) i`,
         [orgId, n - 1]
       )
-      yield* sql(
+      yield* psql(
         app,
         `INSERT INTO payouts (id, batch_id, org_id, contractor_id, status)
          SELECT gen_random_uuid(), $1, $2, c.id, 'draft' FROM contractors c

@@ -1,22 +1,11 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
-import pg from "pg"
+import { psql } from "./support/Psql.ts"
 import { call } from "./support/Client.ts"
 import { batchOf, must, orgWithEveryRole } from "./support/Members.ts"
 import { TestApp, type TestAppShape, TestAppLive } from "./support/TestApp.ts"
 import { innerTransfer, postTransfer } from "./support/Transfer.ts"
 
-/** One statement on the test database, as an operator with psql would run it. */
-const query = <A>(app: TestAppShape, text: string, values: ReadonlyArray<unknown> = []) =>
-  Effect.acquireUseRelease(
-    Effect.promise(async () => {
-      const client = new pg.Client({ connectionString: app.config.DATABASE_URL })
-      await client.connect()
-      return client
-    }),
-    (client) => Effect.tryPromise(() => client.query(text, [...values]).then((r) => r.rows as Array<A>)),
-    (client) => Effect.promise(() => client.end())
-  )
 
 /** Polls an asynchronous probe every 50 ms until it gives a value (failing the test after `ms`). */
 const until = <A>(probe: () => Promise<A | undefined>, ms = 30_000) =>
@@ -229,11 +218,11 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }), { timeout: 90_000 })("payroll c
       const [row] = yield* auditOf(app, m.viewer.token, "action=settings.approvals_required_changed")
       expect(row).toMatchObject({ actor: { type: "member", id: m.owner.wallet.publicKey() }, from: "0", to: "1" })
 
-      const refused = yield* Effect.either(query(app, "UPDATE audit_log SET to_state = '0' WHERE id = $1", [row!.id]))
+      const refused = yield* Effect.either(psql(app, "UPDATE audit_log SET to_state = '0' WHERE id = $1", [row!.id]))
       expect(refused._tag).toBe("Left")
-      yield* query(app, "ALTER TABLE audit_log DISABLE TRIGGER audit_log_append_only")
-      yield* query(app, "UPDATE audit_log SET to_state = '0' WHERE id = $1", [row!.id])
-      yield* query(app, "ALTER TABLE audit_log ENABLE TRIGGER audit_log_append_only")
+      yield* psql(app, "ALTER TABLE audit_log DISABLE TRIGGER audit_log_append_only")
+      yield* psql(app, "UPDATE audit_log SET to_state = '0' WHERE id = $1", [row!.id])
+      yield* psql(app, "ALTER TABLE audit_log ENABLE TRIGGER audit_log_append_only")
       const broken = yield* must(app, "GET", "/audit/verify", m.viewer.token)
       expect(broken).toMatchObject({ verified: false, firstBrokenId: row!.id })
     }))

@@ -75,8 +75,6 @@ const Time = Schema.NullOr(Schema.DateFromSelf)
 const Span = { orgId: OrgId, from: Time, to: Time }
 const Position = Schema.NullOr(Schema.Struct({ createdAt: Schema.DateFromSelf, id: Schema.String }))
 
-const PayoutCount = Schema.Struct({ status: PayoutStatus, count: Schema.Int })
-const BatchCount = Schema.Struct({ status: BatchStatus, count: Schema.Int })
 const Settle = Schema.Struct({ count: Schema.Int, p50: Schema.NullOr(Schema.Number), p95: Schema.NullOr(Schema.Number) })
 export type Settle = typeof Settle.Type
 
@@ -176,31 +174,21 @@ export class ExportsRepo extends Effect.Service<ExportsRepo>()("Audit/ExportsRep
     const SpanRequest = Schema.Struct(Span)
     const spanOf = (orgId: OrgId, range: Range) => ({ orgId, from: Option.getOrNull(range.from), to: Option.getOrNull(range.to) })
 
-    const countPayouts = SqlSchema.findAll({
-      Request: SpanRequest,
-      Result: PayoutCount,
-      execute: (q) =>
-        sql`
-          SELECT status, count(*)::int AS count FROM payouts
-          WHERE ${sql.and([sql`org_id = ${q.orgId}`, ...within("created_at", q)])}
-          GROUP BY status`
-    })
-    /** How many payouts created in the range are in each status (statuses without any are left out). */
-    const payoutCounts = (orgId: OrgId, range: Range) =>
-      countPayouts(spanOf(orgId, range)).pipe(orUnavailable, Spans.withSpan("ExportsRepo.payoutCounts"))
-
-    const countBatches = SqlSchema.findAll({
-      Request: SpanRequest,
-      Result: BatchCount,
-      execute: (q) =>
-        sql`
-          SELECT status, count(*)::int AS count FROM batches
-          WHERE ${sql.and([sql`org_id = ${q.orgId}`, ...within("created_at", q)])}
-          GROUP BY status`
-    })
-    /** How many batches created in the range are in each status (statuses without any are left out). */
-    const batchCounts = (orgId: OrgId, range: Range) =>
-      countBatches(spanOf(orgId, range)).pipe(orUnavailable, Spans.withSpan("ExportsRepo.batchCounts"))
+    /** How many rows of `table` created in the range are in each status (statuses without any are left out). */
+    const statusCounts = <S extends Schema.Schema.Any>(table: "payouts" | "batches", status: S, span: string) => {
+      const count = SqlSchema.findAll({
+        Request: SpanRequest,
+        Result: Schema.Struct({ status, count: Schema.Int }),
+        execute: (q) =>
+          sql`
+            SELECT status, count(*)::int AS count FROM ${sql(table)}
+            WHERE ${sql.and([sql`org_id = ${q.orgId}`, ...within("created_at", q)])}
+            GROUP BY status`
+      })
+      return (orgId: OrgId, range: Range) => count(spanOf(orgId, range)).pipe(orUnavailable, Spans.withSpan(span))
+    }
+    const payoutCounts = statusCounts("payouts", PayoutStatus, "ExportsRepo.payoutCounts")
+    const batchCounts = statusCounts("batches", BatchStatus, "ExportsRepo.batchCounts")
 
     const settleTimes = SqlSchema.single({
       Request: SpanRequest,
