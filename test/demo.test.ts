@@ -5,14 +5,7 @@ import { existsSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import * as Path from "node:path"
 import { alive } from "./support/EmbeddedCluster.ts"
-
-const until = async (what: string, check: () => boolean, ms: number) => {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
+import { waitUntil } from "./support/WaitFor.ts"
 
 // `npm run demo` runs in CI (.ci/run) to its end; this is the other way it ends: a Ctrl-C half-way through the payroll.
 describe("npm run demo", () => {
@@ -25,7 +18,7 @@ describe("npm run demo", () => {
       demo.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
       const exited = new Promise<number | null>((resolve) => demo.once("exit", resolve))
       try {
-        await until("the payroll to start", () => output.includes("Running the payroll") || demo.exitCode !== null, 60_000)
+        await waitUntil("the payroll to start", () => output.includes("Running the payroll") || demo.exitCode !== null, 60_000)
         const [, pid, dataDir] = /\(pid (\d+), DATA_DIR (.+)\)/.exec(output) ?? []
         expect(dataDir, output).toBeDefined()
         const postmaster = Number((await readFile(Path.join(dataDir!, "pg", "postmaster.pid"), "utf8")).split("\n")[0])

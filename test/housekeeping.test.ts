@@ -15,6 +15,7 @@ import { call } from "./support/Client.ts"
 import { TestApp, type TestAppShape, TestAppLive } from "./support/TestApp.ts"
 import { backend, freshDatabase } from "./support/TestDatabase.ts"
 import { innerTransfer, walletEmployer } from "./support/Transfer.ts"
+import { eventually } from "./support/WaitFor.ts"
 
 const DAY = 24 * 3600 * 1000
 
@@ -29,11 +30,7 @@ const sessionAt = (app: TestAppShape, sub: string) =>
 
 /** Polls `path` until it answers `status` (a housekeeping round runs every 200 ms here). */
 const until = (app: TestAppShape, path: string, token: string, status: number) =>
-  call(app, "GET", path, { token }).pipe(
-    Effect.filterOrFail((r) => r.status === status, (r) => r),
-    Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("15 seconds"))),
-    Effect.merge
-  )
+  eventually(call(app, "GET", path, { token }), (r) => r.status === status)
 
 layer(TestAppLive({ HOUSEKEEPING_INTERVAL: "200 millis", RECONCILE_INTERVAL: "200 millis" }, { ledgerIntervalMs: 20 }), {
   excludeTestServices: true
@@ -89,8 +86,8 @@ layer(Repos, { excludeTestServices: true })(`housekeeping rules (${backend})`, (
       const now = Date.now()
       const ago = (ms: number) => new Date(now - ms)
 
-      for (let i = 0; i < 1_200; i++) yield* challenges.store(`expired-${i}`, "GA", ago(60_000))
-      yield* challenges.store("live", "GA", new Date(now + 300_000))
+      for (let i = 0; i < 1_200; i++) yield* challenges.consume(`expired-${i}`, ago(60_000))
+      yield* challenges.consume("live", new Date(now + 300_000))
 
       const orgId = randomUUID() as OrgId
       yield* sql`INSERT INTO orgs ${sql.insert({ id: orgId, name: "Prune Co", createdBy: "GA" })}`
@@ -143,7 +140,7 @@ layer(Repos, { excludeTestServices: true })(`housekeeping rules (${backend})`, (
       expect(total("quota")).toBe(3)
 
       const left = (table: string) => sql.unsafe<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`).pipe(Effect.map((r) => r[0]!.n))
-      expect(yield* left("sep10_challenges")).toBe(1)
+      expect(yield* left("sep10_used_nonces")).toBe(1)
       expect((yield* sql<{ innerHash: string }>`SELECT inner_hash FROM submissions ORDER BY inner_hash`).map((r) => r.innerHash))
         .toEqual(["fresh", "old-pending", "recent-final"])
       expect((yield* sql<{ innerHash: string }>`SELECT inner_hash FROM sponsor_quota`).map((r) => r.innerHash)).toEqual(["fresh"])

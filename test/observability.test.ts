@@ -9,6 +9,7 @@ import { spawnService } from "./support/Spawned.ts"
 import { loopbackRpc, TestApp, type TestAppShape, TestAppLive } from "./support/TestApp.ts"
 import { freshDatabase } from "./support/TestDatabase.ts"
 import { innerTransfer, postTransfer, walletEmployer } from "./support/Transfer.ts"
+import { waitFor as waitForProbe } from "./support/WaitFor.ts"
 
 const METRICS_TOKEN = "scrape-me-with-this-0123456789"
 const ALLOWED = "https://payroll-app.example.com"
@@ -55,16 +56,9 @@ const CapturedConsole = Layer.unwrapEffect(
     Console.setConsole({ ...base, unsafe: { ...console, log: (...args: ReadonlyArray<unknown>) => void lines.push(args.map(String).join(" ")) } }))
 )
 
-const waitFor = <A>(what: string, probe: () => A | undefined, timeoutMs = 15_000) =>
-  Effect.promise(async () => {
-    const started = Date.now()
-    while (Date.now() - started < timeoutMs) {
-      const found = probe()
-      if (found !== undefined) return found
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-    throw new Error(`timed out waiting for ${what}`)
-  })
+/** `waitFor` as an effect, with what it waits for first. */
+const waitFor = <A>(what: string, probe: () => A | undefined) => Effect.promise(() => waitForProbe(probe, 15_000, what))
+
 
 /** Some traffic: sign-ins, an organization, a sponsored transfer, a refused one, an invite used end to end. */
 const traffic = (app: Pick<TestAppShape, "url" | "rpc">) =>

@@ -1,23 +1,13 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { psql } from "./support/Psql.ts"
+import { waitFor } from "./support/WaitFor.ts"
 import { call } from "./support/Client.ts"
 import { batchOf, must, orgWithEveryRole } from "./support/Members.ts"
 import { TestApp, type TestAppShape, TestAppLive } from "./support/TestApp.ts"
 import { innerTransfer, postTransfer } from "./support/Transfer.ts"
 
 
-/** Polls an asynchronous probe every 50 ms until it gives a value (failing the test after `ms`). */
-const until = <A>(probe: () => Promise<A | undefined>, ms = 30_000) =>
-  Effect.promise(async () => {
-    const deadline = Date.now() + ms
-    for (;;) {
-      const value = await probe()
-      if (value !== undefined) return value
-      if (Date.now() > deadline) throw new Error("timed out waiting")
-      await new Promise((r) => setTimeout(r, 50))
-    }
-  })
 
 /** Sends made to the loopback RPC so far: the network never hears of a refused transfer. */
 const sends = (app: TestAppShape) => app.rpc.calls.filter((c) => c.method === "sendTransaction").length
@@ -149,11 +139,11 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }), { timeout: 90_000 })("payroll c
 
       const resumed = yield* must(app, "POST", `/batches/${batchId}/resume`, m.approver.token)
       expect(resumed.status).toBe("ready")
-      const done = yield* until(async () => {
+      const done = yield* Effect.promise(() => waitFor(async () => {
         const r = await fetch(`${app.url}/batch/${jobId}`, { headers: { authorization: `Bearer ${m.owner.token}` } })
         const body = await r.json() as { results: Array<{ status: string }> }
         return body.results.length === 3 ? body : undefined
-      })
+      }, 30_000))
       expect(done.results.map((r) => r.status)).toEqual(["SUCCESS", "SUCCESS", "SUCCESS"])
       expect((yield* batchState(app, m.owner.token, batchId))).toMatchObject({ status: "completed", settledCount: 3, failedCount: 0 })
       const moves = (yield* auditOf(app, m.owner.token, `subjectId=${batchId}&actor=${m.payer.wallet.publicKey()}`)).map((r) => r.action)
@@ -172,11 +162,11 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }), { timeout: 90_000 })("payroll c
         token: m.owner.token,
         json: { signedXDR: innerTransfer(app, m.owner.wallet, { to: first!.to.publicKey(), validFor: 120 }), payoutId: first!.id }
       }))
-      yield* until(async () => {
+      yield* Effect.promise(() => waitFor(async () => {
         const r = await fetch(`${app.url}/batches/${batchId}/payouts?limit=10`, { headers: { authorization: `Bearer ${m.owner.token}` } })
         const body = await r.json() as { items: Array<{ id: string; status: string }> }
         return body.items.some((p) => p.id === first!.id && p.status === "submitted") ? true : undefined
-      })
+      }, 30_000))
       yield* must(app, "POST", `/batches/${batchId}/payouts/${third!.id}/cancel`, m.initiator.token)
       const canceling = yield* must(app, "POST", `/batches/${batchId}/cancel`, m.initiator.token)
       expect(canceling.status).toBe("started")

@@ -8,18 +8,11 @@ import { spawnService } from "./support/Spawned.ts"
 import { loopbackRpc } from "./support/TestApp.ts"
 import { backend, freshDatabase } from "./support/TestDatabase.ts"
 import { innerTransfer, walletEmployer } from "./support/Transfer.ts"
+import { waitUntil } from "./support/WaitFor.ts"
 
 const IN_FLIGHT = 10
 const LEDGER_MS = 2_000
 const SHUTDOWN_TIMEOUT_S = 30
-
-const waitFor = async (what: string, check: () => boolean, ms = 30_000) => {
-  const started = Date.now()
-  while (!check()) {
-    if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
 
 describe(`graceful shutdown (${backend})`, () => {
   it.live("SIGTERM: every request in flight is answered, a kept-alive connection is answered with Connection: close, exit 0", () =>
@@ -53,7 +46,7 @@ describe(`graceful shutdown (${backend})`, () => {
         )
       )
       yield* Effect.promise(() =>
-        waitFor("every transfer sent and the contractor check waiting", () =>
+        waitUntil("every transfer sent and the contractor check waiting", () =>
           rpc.calls.filter((c) => c.method === "sendTransaction").length >= IN_FLIGHT &&
           rpc.calls.some((c) => c.method === "simulateTransaction"))
       )
@@ -117,7 +110,7 @@ describe(`graceful shutdown (${backend})`, () => {
           body: JSON.stringify({ signedXDR: signed[i] })
         }).then((r) => `answered ${r.status}`, () => "unanswered")
       )
-      yield* Effect.promise(() => waitFor("every transfer sent", () => rpc.calls.filter((c) => c.method === "sendTransaction").length >= 5))
+      yield* Effect.promise(() => waitUntil("every transfer sent", () => rpc.calls.filter((c) => c.method === "sendTransaction").length >= 5))
       const signalled = Date.now()
       first.child.kill("SIGTERM")
       const outcomes = yield* Effect.promise(() => Promise.all(requests))
@@ -154,7 +147,7 @@ describe(`graceful shutdown (${backend})`, () => {
       rpc.resetCalls()
       const run = yield* call(first.app, "POST", "/batch", { token, json: { transactions: signed.map((signedXDR) => ({ signedXDR })) } })
       expect(run.status).toBe(200)
-      yield* Effect.promise(() => waitFor("the first item sent", () => rpc.calls.some((c) => c.method === "sendTransaction")))
+      yield* Effect.promise(() => waitUntil("the first item sent", () => rpc.calls.some((c) => c.method === "sendTransaction")))
       const signalled = Date.now()
       first.child.kill("SIGTERM")
       const exit = yield* Effect.promise(() => first.exited)

@@ -1,14 +1,14 @@
 import { expect, layer } from "@effect/vitest"
 import { Keypair } from "@stellar/stellar-sdk"
 import pg from "pg"
-import { Effect, Either, Schedule } from "effect"
+import { Effect, Either } from "effect"
 import { StellarAddress } from "../src/Domain/Stellar.ts"
 import type { TransferOutcome } from "../src/Domain/Transfer.ts"
 import { api } from "./support/Api.ts"
 import type { Reply } from "./support/Client.ts"
 import { CONFIDENTIAL_TOKEN, TestApp, TestAppLive } from "./support/TestApp.ts"
 import { innerTransfer, walletEmployer } from "./support/Transfer.ts"
-import { waitFor } from "./support/WaitFor.ts"
+import { eventually, waitFor } from "./support/WaitFor.ts"
 
 const FAST = { RECONCILE_INTERVAL: "200 millis", TRANSFER_POLL_MARGIN: "1 second", STELLAR_RPC_TIMEOUT: "500 millis" }
 
@@ -28,12 +28,9 @@ const transfers = (app: { readonly url: string }, token: string) =>
   }))
 
 /** Polls GET /transfers/{hash} until the submission's `status` is `status` (or gives up after ~10 s). */
-const eventually = (client: Client, hash: string, status: TransferOutcome) =>
-  client.transfers.status({ path: { hash } }).pipe(
-    Effect.filterOrFail((res) => res.status === status, (res) => res),
-    Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("10 seconds"))),
-    Effect.orElse(() => client.transfers.status({ path: { hash } }))
-  )
+/** The transfer's status once it reads `status` (or as it reads after trying for a while). */
+const settledAs = (client: Client, hash: string, status: TransferOutcome) =>
+  eventually(client.transfers.status({ path: { hash } }), (res) => res.status === status, "10 seconds")
 
 // The RPC's transaction answers alone: the archive would settle a transfer from its `transfer` event when they fail
 // (test/archive.test.ts covers that path).
@@ -88,7 +85,7 @@ layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "2", ARCHIVE_INGEST: "false" }, { le
         const res = yield* transfer(signedXDR).pipe(Effect.flip, Effect.ensuring(Effect.sync(() => app.rpc.setFault(null))))
         expect(tagged(res, "UpstreamUnavailable").error).toContain("unreachable")
         const sent = yield* Effect.promise(() => waitFor(() => app.rpc.transactions.find((t) => t.source === wallet.publicKey())))
-        const settled = yield* eventually(client, sent.hash, "SUCCESS")
+        const settled = yield* settledAs(client, sent.hash, "SUCCESS")
         expect(settled.status).toBe("SUCCESS")
       }))
   }
@@ -103,7 +100,7 @@ layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "2", ARCHIVE_INGEST: "false" }, { le
       expect(res.hash).toMatch(/^[0-9a-f]{64}$/)
       // With a 1-second margin the answer may come just before the proving ledger (close times are whole seconds).
       expect(res.error).toMatch(/did not reach the ledger before its maxTime|not final yet/)
-      const settled = yield* eventually(client, res.hash, "EXPIRED")
+      const settled = yield* settledAs(client, res.hash, "EXPIRED")
       expect(settled).toMatchObject({ status: "EXPIRED", resultCode: "txTooLate" })
     }))
 
@@ -118,7 +115,7 @@ layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "2", ARCHIVE_INGEST: "false" }, { le
         Effect.ensuring(Effect.sync(() => app.rpc.clearScripts()))
       )
       const res = tagged(refused, "TransferTimeout")
-      const settled = yield* eventually(client, res.hash, "EXPIRED")
+      const settled = yield* settledAs(client, res.hash, "EXPIRED")
       expect(settled.status).toBe("EXPIRED")
       expect(app.rpc.transaction(res.hash)?.ledger).toBeUndefined()
     }))
@@ -135,7 +132,7 @@ layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "2", ARCHIVE_INGEST: "false" }, { le
       )
       const res = tagged(refused, "TransferTimeout")
       expect(res.error).toContain("not final yet")
-      const settled = yield* eventually(client, res.hash, "SUCCESS")
+      const settled = yield* settledAs(client, res.hash, "SUCCESS")
       expect(settled.status).toBe("SUCCESS")
     }))
 
@@ -165,7 +162,7 @@ layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "2", ARCHIVE_INGEST: "false" }, { le
       expect(yield* client.batches.get({ path: { id } })).toMatchObject({ status: "started", failedCount: 0 })
 
       app.rpc.lag(null)
-      const settled = yield* eventually(client, res.hash, "SUCCESS")
+      const settled = yield* settledAs(client, res.hash, "SUCCESS")
       expect(settled.status).toBe("SUCCESS")
       const after = yield* client.batches.get({ path: { id } })
       expect(after).toMatchObject({ status: "completed", settledCount: 1, failedCount: 0 })
@@ -213,7 +210,7 @@ layer(TestAppLive({ ...FAST, ARCHIVE_INGEST: "false" }, { ledgerIntervalMs: 0 })
       yield* Effect.fromFiber(request)
       app.rpc.advanceLedger(1)
       const { client } = yield* transfers(app, token)
-      const settled = yield* eventually(client, pending.hash, "SUCCESS")
+      const settled = yield* settledAs(client, pending.hash, "SUCCESS")
       expect(settled.status).toBe("SUCCESS")
       expect(app.rpc.sendCount(pending.hash)).toBe(1)
     }))

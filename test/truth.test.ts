@@ -7,7 +7,7 @@ import type { TransferOutcome } from "../src/Domain/Transfer.ts"
 import { api } from "./support/Api.ts"
 import { CONFIDENTIAL_TOKEN, TestApp, type TestAppShape, TestAppLive } from "./support/TestApp.ts"
 import { innerTransfer, walletEmployer } from "./support/Transfer.ts"
-import { waitFor } from "./support/WaitFor.ts"
+import { eventually, waitFor } from "./support/WaitFor.ts"
 
 // Issue 14: what the service says about a payment follows its submission, after retries, crashes and RPC answers
 // it did not expect. Stellar RPC's answers are rewritten by the loopback (`rewriteAnswers`) into what another node
@@ -17,12 +17,9 @@ const FAST = { RECONCILE_INTERVAL: "200 millis", TRANSFER_POLL_MARGIN: "1 second
 
 type Client = Effect.Effect.Success<ReturnType<typeof api>>
 
-const eventually = (client: Client, hash: string, status: TransferOutcome) =>
-  client.transfers.status({ path: { hash } }).pipe(
-    Effect.filterOrFail((res) => res.status === status, (res) => res),
-    Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("15 seconds"))),
-    Effect.orElse(() => client.transfers.status({ path: { hash } }))
-  )
+/** The transfer's status once it reads `status` (or as it reads after trying for a while). */
+const settledAs = (client: Client, hash: string, status: TransferOutcome) =>
+  eventually(client.transfers.status({ path: { hash } }), (res) => res.status === status, "15 seconds")
 
 
 /** An employer with one ready contractor and a ready batch paying it: the payout to link a transfer to. */
@@ -79,7 +76,7 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 20 }), { excludeTestServices: true }
       expect(first._tag).toBe("TransferTimeout")
       expect(retry).toEqual(first)
       app.rpc.lag(null)
-      const settled = yield* eventually(client, hashOf(first), "SUCCESS")
+      const settled = yield* settledAs(client, hashOf(first), "SUCCESS")
       expect(settled.status).toBe("SUCCESS")
       expect(yield* post).toEqual({ hash: settled.hash, status: "SUCCESS" })
     }))
@@ -99,7 +96,7 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 20 }), { excludeTestServices: true }
       )
       expect(recorded.results[0]).toMatchObject({ status: "ERROR" })
       const landed = yield* Effect.promise(() => waitFor(() => app.rpc.transactions.find((t) => t.source === wallet.publicKey() && t.ledger !== undefined)))
-      yield* eventually(client, landed.hash, "SUCCESS")
+      yield* settledAs(client, landed.hash, "SUCCESS")
       const job = yield* poll
       expect(job.results).toEqual([{ i: 0, hash: landed.hash, status: "SUCCESS" }])
       const { items: [payout] } = yield* client.batches.payouts({ path: { id: batchId }, urlParams: {} })
@@ -212,7 +209,7 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 20 }), { excludeTestServices: true }
       expect(refused._tag).toBe("UpstreamUnavailable")
       const hash = hashOf(refused)
       expect(hash).toMatch(/^[0-9a-f]{64}$/)
-      expect((yield* eventually(client, hash, "SUCCESS")).status).toBe("SUCCESS")
+      expect((yield* settledAs(client, hash, "SUCCESS")).status).toBe("SUCCESS")
       expect(app.rpc.transaction(hash)?.status).toBe("SUCCESS")
     }))
 })
@@ -258,7 +255,7 @@ const orphans = (app: TestAppShape, count: number, poisoned: number) =>
     app.rpc.advanceLedger(1)
     const clients = new Map<string, Client>()
     for (const { wallet, token } of employers) clients.set(wallet.publicKey(), yield* api(app, token))
-    const settle = (t: (typeof pending)[number]) => eventually(clients.get(t.source)!, t.hash, "SUCCESS")
+    const settle = (t: (typeof pending)[number]) => settledAs(clients.get(t.source)!, t.hash, "SUCCESS")
     const healthy = yield* Effect.forEach(pending.filter((t) => !bad.has(t.source)), settle, { concurrency: 8 })
     const seconds = (Date.now() - started) / 1000
     const poison = pending.filter((t) => bad.has(t.source))
