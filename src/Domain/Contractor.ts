@@ -89,7 +89,7 @@ export class Contractor extends Model.Class<Contractor>("Contractor")({
  * A `contractors` row (as the database answers it) into the contractor, without Schema's decoder: the lists read up
  * to 101 rows a request, and decoding each through the Model cost about 10 µs. Every column is one the service wrote
  * through `Contractor.insert`/`update` (validated then) or one the database constrains (status, times), so nothing is
- * checked again here. test/unit/contractor-codec.test.ts holds it to `Schema.decode(Contractor)` on generated rows.
+ * checked again here. test/unit/row-codecs.test.ts holds it to `Schema.decode(Contractor)` on generated rows.
  */
 export const contractorFromRow = (row: typeof Contractor.Encoded): Contractor =>
   new Contractor({
@@ -109,7 +109,7 @@ export const contractorFromRow = (row: typeof Contractor.Encoded): Contractor =>
 
 /**
  * The contractor as the API shows it (`Contractor.json`'s encoding: absent keys for `None`, ISO times), written by
- * hand for the lists, where Schema's encoder cost about 8 µs a contractor. test/unit/contractor-codec.test.ts holds
+ * hand for the lists, where Schema's encoder cost about 8 µs a contractor. test/unit/row-codecs.test.ts holds
  * it to `Schema.encode(Contractor.json)` on generated contractors, and the conformance suite validates the answers
  * against the OpenAPI document.
  */

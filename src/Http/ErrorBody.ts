@@ -78,17 +78,17 @@ const describeDecodeFailure = (body: { issues?: unknown; message?: unknown }): s
   return `invalid request: ${parts.join("; ")}`.slice(0, 1000)
 }
 
-/**
- * Every non-2xx answer leaves as `{error: string}`: framework answers with empty bodies (unknown routes,
- * defects) and decode failures are rewritten here; our own errors already have that shape. A 500 also names the
- * request id, the key to its logged cause.
- */
 /** A 503 tells when to come back: the database's outage or a not-ready instance alike. */
 const withRetryAfter = (response: HttpServerResponse.HttpServerResponse) =>
   response.status === 503 && response.headers["retry-after"] === undefined
     ? HttpServerResponse.setHeader(response, "retry-after", String(DATABASE_RETRY_AFTER_SECONDS))
     : response
 
+/**
+ * Every non-2xx answer leaves as `{error: string}`: framework answers with empty bodies (unknown routes,
+ * defects) and decode failures are rewritten here; our own errors already have that shape. A 500 also names the
+ * request id, the key to its logged cause.
+ */
 export const normalizeErrorBody = (
   response: HttpServerResponse.HttpServerResponse,
   requestId: string

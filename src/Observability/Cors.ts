@@ -17,7 +17,6 @@ const ANY_ORIGIN_ROUTES: Readonly<Record<string, string>> = {
 const EXPOSED = "retry-after, ratelimit, ratelimit-policy, x-request-id, idempotent-replayed"
 const ALLOWED_HEADERS = ["authorization", "content-type", "x-request-id", "idempotency-key"]
 
-/** The methods of the any-origin route a request target (origin or absolute form) names, if it names one. */
 /** A request target's path as a URL parser reads it; a plain `/path?query` without building a URL (every request). */
 const pathOf = (url: string) => {
   const query = url.indexOf("?")
@@ -30,6 +29,7 @@ const pathOf = (url: string) => {
   }
 }
 
+/** The methods of the any-origin route a request target (origin or absolute form) names, if it names one. */
 const anyOriginMethods = (url: string) => {
   const path = pathOf(url)
   return path !== undefined && Object.hasOwn(ANY_ORIGIN_ROUTES, path) ? ANY_ORIGIN_ROUTES[path] : undefined

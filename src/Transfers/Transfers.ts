@@ -74,10 +74,6 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
       )
 
     /**
-     * Sends and follows the submission while holding its lease (taken when it was recorded); the final row when this
-     * request settled it. A lease not released by a final state is handed back, so the reconciler takes over at once.
-     */
-    /**
      * Whether the account has an earlier transaction recorded here and not yet final; while it has, waits for it (up
      * to `deadline`). True when there was one and it is final now.
      */
@@ -105,6 +101,10 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
             settled ? sendInTurn(row, tx, deadline, resend || sent._tag === "Accepted") : Effect.succeed(sent))
           : Effect.succeed(sent))
 
+    /**
+     * Sends and follows the submission while holding its lease (taken when it was recorded); the final row when this
+     * request settled it. A lease not released by a final state is handed back, so the reconciler takes over at once.
+     */
     const drive = (row: Submission, tx: FeeBumpTransaction, deadline: Date) =>
       Effect.gen(function*() {
         const maxTime = row.maxTime.getTime() / 1000
