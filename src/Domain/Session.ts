@@ -29,7 +29,7 @@ export interface Session {
   } | undefined
 }
 
-export class CurrentSession extends Context.Tag("Auth/CurrentSession")<CurrentSession, Session>() {}
+export class CurrentSession extends Context.Tag("Domain/CurrentSession")<CurrentSession, Session>() {}
 
 const SessionTokenFields = {
   token: Schema.propertySignature(Schema.String).annotations({

@@ -8,7 +8,7 @@ import { OperationsConfig } from "../Config.ts"
  * The instance's drain on SIGTERM/SIGINT: which requests are still in flight, whether the instance is draining, and
  * how much of SHUTDOWN_TIMEOUT is left. Background workers read it to stop taking new work and to bound their wait.
  */
-export class Drain extends Effect.Service<Drain>()("Health/Drain", {
+export class Drain extends Effect.Service<Drain>()("Http/Drain", {
   effect: Effect.gen(function*() {
     const { shutdownTimeout } = yield* OperationsConfig
     /** When the drain must end (epoch ms), once it has begun. Read on every answer, so a plain variable. */
