@@ -236,7 +236,7 @@ const field = <T>(valid: fc.Arbitrary<T>) => fc.oneof({ weight: 3, arbitrary: va
 
 const rate = field(fc.record({ amount: fc.oneof(fc.constantFrom("1500", "0.0000001", "1e3"), hostileString), currency: fc.oneof(fc.constant("USDC"), hostileString) }))
 
-/** Every route of src/Api.ts (and the README), with the fields its body has when it has one. */
+/** Every route of src/Api.ts (and docs/routes.md), with the fields its body has when it has one. */
 const ROUTES = (f: Fixture): ReadonlyArray<Route> => [
   { method: "GET", path: "/health", auth: false },
   { method: "GET", path: "/openapi.json", auth: false },
