@@ -29,6 +29,14 @@ module.exports = {
       to: { path: "^src/Api\\.ts$" }
     },
     {
+      name: "the-client-imports-only-the-contract",
+      comment: "the typed client package (client/src) imports the contract (src/Api.ts, the features' Api files and " +
+        "the schemas they use, src/Domain) and libraries, never the server's implementation",
+      severity: "error",
+      from: { path: "^client/src/" },
+      to: { path: "^src/", pathNot: "^src/(Api\\.ts$|Domain/|[A-Za-z]+/Api\\.ts$|Audit/(AuditRecord|ExportsApi)\\.ts$)" }
+    },
+    {
       name: "no-folder-cycles",
       comment: "features do not import each other in cycles (the root folder, where Api.ts and App.ts compose them, aside)",
       severity: "error",

@@ -259,7 +259,7 @@ interface Run {
 
 /**
  * Posts every job that waits for nothing at once, then polls GET /batch/{jobId} every `pollMs`; a job that continues
- * an account is posted on the poll that sees the job before it complete (what src/PayrollClient.ts's runPayroll does).
+ * an account is posted on the poll that sees the job before it complete (what client/src/PayrollClient.ts's runPayroll does).
  */
 const runJobs = async (url: string, token: string, jobs: ReadonlyArray<Job>, deadline: number): Promise<Run> => {
   const agent = new Agent({ keepAlive: true, maxSockets: 64 })

@@ -1,4 +1,4 @@
-import type { PayrollProgress } from "../src/PayrollClient.ts"
+import type { PayrollProgress } from "../client/src/PayrollClient.ts"
 
 const WIDTH = 30
 

@@ -3,7 +3,7 @@ import { FetchHttpClient } from "@effect/platform"
 import { Effect } from "effect"
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { runPayroll } from "../src/PayrollClient.ts"
+import { runPayroll } from "../client/src/PayrollClient.ts"
 import { TestApp, TestAppLive } from "./support/TestApp.ts"
 import { innerTransfer, walletEmployer } from "./support/Transfer.ts"
 

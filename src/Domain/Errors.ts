@@ -154,3 +154,14 @@ export class InternalError extends Schema.TaggedError<InternalError>()(
 ) {}
 
 export const notFound = (what: string) => new NotFound({ error: `${what} not found` })
+
+/** The same Idempotency-Key came back with another request (another body, or another operation): the draft's 422. */
+export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()(
+  "IdempotencyKeyReused",
+  { error: Message },
+  HttpApiSchema.annotations({
+    status: 422,
+    description: "The `Idempotency-Key` was already used, within 24 hours, for a different request (another body or " +
+      "another operation): use a new key for a new request"
+  })
+) {}

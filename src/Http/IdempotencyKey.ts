@@ -1,5 +1,5 @@
-import { HttpApiSchema } from "@effect/platform"
-import { Duration, Schema } from "effect"
+import { Duration } from "effect"
+export { IdempotencyKeyReused } from "../Domain/Errors.ts"
 
 /**
  * The `Idempotency-Key` request header of the IETF draft "The Idempotency-Key HTTP Header Field"
@@ -45,18 +45,6 @@ export const parseIdempotencyKey = (value: string): string | undefined => {
 
 const REUSED = "The `Idempotency-Key` was already used, within 24 hours, for a different request (another body or " +
   "another operation): use a new key for a new request"
-
-/** The same key came back with another request (another body, or another operation): the draft's 422. */
-export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()(
-  "IdempotencyKeyReused",
-  {
-    error: Schema.propertySignature(Schema.String).annotations({ description: "What went wrong, in words for a person" })
-  },
-  HttpApiSchema.annotations({
-    status: 422,
-    description: REUSED
-  })
-) {}
 
 const HEADER_DESCRIPTION = "Makes a retry of this request safe (IETF draft \"The Idempotency-Key HTTP Header " +
   "Field\"): a unique value per request, such as a UUID, 1 to 255 printable ASCII characters, as a structured-field " +

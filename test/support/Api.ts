@@ -1,6 +1,6 @@
 import { FetchHttpClient } from "@effect/platform"
 import { Effect } from "effect"
-import { makeClient } from "../../src/client.ts"
+import { makeClient } from "../../client/src/Client.ts"
 
 /**
  * The typed client of the service under test (`HttpApiClient.make(Api)`), signed in with `token` when given: the

@@ -1,10 +1,9 @@
 import { TransactionBuilder } from "@stellar/stellar-sdk"
 import { Deferred, Duration, Effect, Schedule } from "effect"
-import { type BatchJob, BatchRun, JobItem, MAX_BATCH_ITEMS, MAX_BODY_BYTES } from "./Domain/Batch.ts"
-import type { PayoutId } from "./Domain/Ids.ts"
-import { type BusyRetry, makeClient, type RetryBusy } from "./client.ts"
+import { type BatchJob, BatchRun, JobItem, MAX_BATCH_ITEMS, MAX_BODY_BYTES } from "../../src/Domain/Batch.ts"
+import type { PayoutId } from "../../src/Domain/Ids.ts"
+import { type BusyRetry, makeClient, type RetryBusy } from "./Client.ts"
 import { type PayrollTransfer, runSignedPayroll, type SigningOptions } from "./PayrollJustInTime.ts"
-import * as Spans from "./Observability/Spans.ts"
 
 export type { PayrollSigner, PayrollTransfer, SignedResult, SigningOptions, SigningProgress } from "./PayrollJustInTime.ts"
 export { runSignedPayroll } from "./PayrollJustInTime.ts"
@@ -167,7 +166,7 @@ const runBatchPayroll = (
         ...(r.error === undefined ? {} : { error: r.error })
       }))
     ).sort((a, b) => a.i - b.i)
-  }).pipe(Spans.withSpan("PayrollClient.runPayroll"))
+  }).pipe(Effect.withSpan("PayrollClient.runPayroll"))
 
 /**
  * Runs a whole payroll, in one of two ways:

@@ -1,9 +1,8 @@
 import { Duration, Effect, Either, Schedule } from "effect"
-import type { PayoutId } from "./Domain/Ids.ts"
-import { StellarAddress } from "./Domain/Stellar.ts"
-import { PrepareTransferRequest, type PreparedTransfer, TransferRequest } from "./Domain/Transfer.ts"
-import { type BusyRetry, makeClient, type RetryBusy } from "./client.ts"
-import * as Spans from "./Observability/Spans.ts"
+import type { PayoutId } from "../../src/Domain/Ids.ts"
+import { StellarAddress } from "../../src/Domain/Stellar.ts"
+import { PrepareTransferRequest, type PreparedTransfer, TransferRequest } from "../../src/Domain/Transfer.ts"
+import { type BusyRetry, makeClient, type RetryBusy } from "./Client.ts"
 
 /** One transfer of a payroll that the service prepares and the caller's signer signs when its turn comes. */
 export interface PayrollTransfer {
@@ -169,4 +168,4 @@ export const runSignedPayroll = (
 
     report()
     return yield* Effect.forEach(transfers, pay)
-  }).pipe(Spans.withSpan("PayrollClient.runSignedPayroll"))
+  }).pipe(Effect.withSpan("PayrollClient.runSignedPayroll"))

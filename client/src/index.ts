@@ -1,8 +1,8 @@
 // The typed client as a package: the contract (`Api`), its client and `runPayroll`, with the schemas a caller builds
 // payloads from and decodes answers with. Nothing here reaches the server's implementation.
 export { FetchHttpClient } from "@effect/platform"
-export { Api } from "../src/Api.ts"
-export { type BusyRetry, makeClient, type RetryBusy } from "../src/client.ts"
+export { Api } from "../../src/Api.ts"
+export { type BusyRetry, makeClient, type RetryBusy } from "./Client.ts"
 export {
   type BatchOptions,
   type PayrollItem,
@@ -17,11 +17,10 @@ export {
   type SignedResult,
   type SigningOptions,
   type SigningProgress
-} from "../src/PayrollClient.ts"
-export { Challenge, SignedChallenge, PrivySignIn } from "../src/Auth/Api.ts"
-export { FaucetRequest, VaultState } from "../src/Funding/Api.ts"
-export { Health, Liveness, NotReady } from "../src/Health/Api.ts"
-export { IdempotencyKeyReused } from "../src/Http/IdempotencyKey.ts"
+} from "./PayrollClient.ts"
+export { Challenge, SignedChallenge, PrivySignIn } from "../../src/Auth/Api.ts"
+export { FaucetRequest, VaultState } from "../../src/Funding/Api.ts"
+export { Health, Liveness, NotReady } from "../../src/Health/Api.ts"
 export {
   AddPayouts,
   Batch,
@@ -38,12 +37,20 @@ export {
   MAX_BODY_BYTES,
   Payout,
   PayoutPage,
-  PayoutStatus
-} from "../src/Domain/Batch.ts"
+  PayoutStatus,
+  Approval,
+  RejectBatch
+} from "../../src/Domain/Batch.ts"
+export { CreateOrgInvite, Member, MemberId, MemberPage, OrgSettings, UpdateMember } from "../../src/Domain/Members.ts"
+export { MemberRole, Permission } from "../../src/Domain/Roles.ts"
+export { AuditActor } from "../../src/Domain/Actor.ts"
+export { AuditPage, AuditRecord, AuditVerification } from "../../src/Audit/AuditRecord.ts"
+export { Statistics } from "../../src/Audit/ExportsApi.ts"
 export {
   Conflict,
   Forbidden,
   HeadersTooLarge,
+  IdempotencyKeyReused,
   InternalError,
   InvalidRequest,
   NotFound,
@@ -55,9 +62,9 @@ export {
   Unauthorized,
   UnsupportedMediaType,
   UpstreamUnavailable
-} from "../src/Domain/Errors.ts"
-export * from "../src/Domain/Ids.ts"
-export * from "../src/Domain/Stellar.ts"
+} from "../../src/Domain/Errors.ts"
+export * from "../../src/Domain/Ids.ts"
+export * from "../../src/Domain/Stellar.ts"
 export {
   AcceptInvite,
   Amount,
@@ -73,8 +80,8 @@ export {
   PublicViewingKey,
   Rate,
   UpdateContractor
-} from "../src/Domain/Contractor.ts"
-export { CreateOrg, Me, Org, OrgInvitation, Role, SessionToken, SignInMethod } from "../src/Domain/Session.ts"
+} from "../../src/Domain/Contractor.ts"
+export { CreateOrg, Me, Org, OrgInvitation, Role, SessionToken, SignInMethod } from "../../src/Domain/Session.ts"
 export {
   PreparedTransfer,
   PrepareTransferRequest,
@@ -86,4 +93,4 @@ export {
   TransferResult,
   TransferStatus,
   TransferTimeout
-} from "../src/Domain/Transfer.ts"
+} from "../../src/Domain/Transfer.ts"

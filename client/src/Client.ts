@@ -1,6 +1,6 @@
 import { HttpApiClient, HttpClient, type HttpClientResponse, HttpClientRequest } from "@effect/platform"
 import { Data, Duration, Effect, Schedule } from "effect"
-import { Api } from "./Api.ts"
+import { Api } from "../../src/Api.ts"
 
 /** A 503 (the service's database is away) or a 429 (a rate limit): the same request may be sent again later. */
 class Busy extends Data.TaggedError("Busy")<{ readonly response: HttpClientResponse.HttpClientResponse; readonly wait: Duration.Duration }> {}
