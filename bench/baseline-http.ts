@@ -6,7 +6,7 @@ import { createHmac, randomUUID, timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import pg from "pg"
-import { startEmbedded } from "../src/Sql/Embedded.ts"
+import { startEmbedded } from "../src/EmbeddedPostgres/Embedded.ts"
 import { serveAsChild } from "./support.ts"
 
 export const env = (name: string): string => {
@@ -45,7 +45,7 @@ export const openDatabase = async (label: string): Promise<{ pool: pg.Pool; clos
     )
     const server = { host: cluster.host, port: cluster.port, user: cluster.username, password: Redacted.value(cluster.password) }
     // A database of its own: the cluster's `postgres` database comes with the service's schema when it was copied from
-    // the install's migrated template (src/Sql/FirstStart.ts), and the baseline makes its own tables.
+    // the install's migrated template (src/EmbeddedPostgres/FirstStart.ts), and the baseline makes its own tables.
     const admin = new pg.Client({ ...server, database: cluster.database })
     await admin.connect()
     try {

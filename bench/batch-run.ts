@@ -326,7 +326,7 @@ console.log(`node ${process.version}, ${platform()} ${arch()}, ${cpu.length} CPU
 console.log(
   `database: ${
     settings.db === "embedded"
-      ? "embedded PostgreSQL, a private cluster the service starts (src/Sql/Embedded.ts; its own processes, not in the memory figures), the service's pool of 10"
+      ? "embedded PostgreSQL, a private cluster the service starts (src/EmbeddedPostgres/Embedded.ts; its own processes, not in the memory figures), the service's pool of 10"
       : `PostgreSQL server (${new URL(settings.serverUrl).host}), a fresh database, the service's pool of 10`
   }`
 )

@@ -561,7 +561,7 @@ console.log(`node ${process.version}, ${platform()} ${arch()}, ${cpu.length} CPU
 console.log(
   `database: ${
     settings.db === "embedded"
-      ? "embedded PostgreSQL, a private cluster per system (src/Sql/Embedded.ts), pools of 10"
+      ? "embedded PostgreSQL, a private cluster per system (src/EmbeddedPostgres/Embedded.ts), pools of 10"
       : `PostgreSQL server (${new URL(settings.serverUrl).host}), a fresh database per system, pools of 10`
   }`
 )

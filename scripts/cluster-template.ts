@@ -1,5 +1,5 @@
 // Makes the cluster templates that a first start of the embedded PostgreSQL copies instead of running initdb and the
-// migrations (src/Sql/FirstStart.ts), in node_modules/.cache/confidential-payroll/:
+// migrations (src/EmbeddedPostgres/FirstStart.ts), in node_modules/.cache/confidential-payroll/:
 //   pg-<binaries' version>                    initdb's cluster (a first start copies it in about 0.3 s instead of 1.4);
 //   pg-<binaries' version>-schema-<digest>    the same with every migration of migrations/ applied, by the service's
 //                                             own database layer (src/Sql/Migrations.ts), for code with exactly these
@@ -8,7 +8,7 @@
 // cannot run here, a checkout the `postgres` user cannot reach as root), first starts do that work themselves.
 import { mkdtempSync, readdirSync, renameSync, rmSync } from "node:fs"
 import * as Path from "node:path"
-import { findBinaries, makeTemplate, schemaTemplateDir } from "../src/Sql/FirstStart.ts"
+import { findBinaries, makeTemplate, schemaTemplateDir } from "../src/EmbeddedPostgres/FirstStart.ts"
 
 const since = (started: number) => `${Math.round(performance.now() - started)} ms`
 

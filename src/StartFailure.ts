@@ -1,5 +1,5 @@
 import { Cause, ConfigError, Data, Effect, Option } from "effect"
-import { EmbeddedDatabaseError } from "./Sql/Embedded.ts"
+import { EmbeddedDatabaseError } from "./EmbeddedPostgres/Embedded.ts"
 import { messageChain } from "./Observability/MessageChain.ts"
 
 /** A start that cannot go on, said in the words of the setting at fault and what fixes it. */

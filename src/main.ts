@@ -2,8 +2,8 @@ import { enableCompileCache } from "node:module"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { freshBundle } from "./ServerBundle.ts"
-import { DEFAULT_DATA_DIR } from "./Sql/FirstStart.ts"
-import { SERVICE_CLUSTER, startPostmaster } from "./Sql/Postmaster.ts"
+import { DEFAULT_DATA_DIR } from "./EmbeddedPostgres/FirstStart.ts"
+import { SERVICE_CLUSTER, startPostmaster } from "./EmbeddedPostgres/Postmaster.ts"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 

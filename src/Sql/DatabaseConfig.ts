@@ -1,5 +1,5 @@
 import { Config, Option, Redacted } from "effect"
-import { DEFAULT_DATA_DIR } from "./FirstStart.ts"
+import { DEFAULT_DATA_DIR } from "../EmbeddedPostgres/FirstStart.ts"
 
 /** What node-postgres reads as a connection URL: `postgres[ql]://`, its host possibly empty (a socket in `?host=`). */
 const isPostgresUrl = (text: string) => {

@@ -1,8 +1,8 @@
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Option, String } from "effect"
 import { DatabaseConfig, OperationsConfig } from "../Config.ts"
-import { startEmbedded } from "./Embedded.ts"
-import { SERVICE_CLUSTER } from "./Postmaster.ts"
+import { startEmbedded } from "../EmbeddedPostgres/Embedded.ts"
+import { SERVICE_CLUSTER } from "../EmbeddedPostgres/Postmaster.ts"
 
 /**
  * A name transform remembered per name: every row of every answer has its columns renamed (and the keys of its jsonb

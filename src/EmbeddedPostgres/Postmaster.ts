@@ -1,6 +1,6 @@
 // The embedded cluster's server process (the postmaster), in plain Node like FirstStart.ts: `main.ts` starts it before
 // it loads the rest of the service, so that PostgreSQL starts (about 0.1 s, after initdb on a first start) while the
-// modules load; the database layer (src/Sql/Embedded.ts) then takes over the starting server, or starts one itself
+// modules load; the database layer (src/EmbeddedPostgres/Embedded.ts) then takes over the starting server, or starts one itself
 // when nothing did (tests, benchmarks). What is done here is said to the database layer as events, which it logs.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
