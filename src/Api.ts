@@ -18,7 +18,7 @@ import {
 import { BatchesApi, BatchRunsApi, ContractorPortalApi } from "./Batches/Api.ts"
 import { FundingApi } from "./Funding/Api.ts"
 import { HealthApi } from "./Health/Api.ts"
-import { documentIdempotencyKey, IdempotencyKeyReused } from "./Http/IdempotencyKey.ts"
+import { documentIdempotencyKey, IdempotencyKeyReused } from "./Http/Idempotency/IdempotencyKey.ts"
 import { TransfersApi } from "./Transfers/Api.ts"
 import { WebhooksApi } from "./Webhooks/Api.ts"
 import { AuditorApi, WithdrawalsApi } from "./Withdrawals/Api.ts"

@@ -1,5 +1,5 @@
 import { Duration } from "effect"
-export { IdempotencyKeyReused } from "../Domain/Errors.ts"
+export { IdempotencyKeyReused } from "../../Domain/Errors.ts"
 
 /**
  * The `Idempotency-Key` request header of the IETF draft "The Idempotency-Key HTTP Header Field"

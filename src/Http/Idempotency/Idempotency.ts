@@ -1,9 +1,9 @@
 import { Headers, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Clock, Duration, Effect, Fiber, Option, Schedule } from "effect"
 import { createHash, randomUUID } from "node:crypto"
-import type { ServiceUnavailable } from "../Domain/Errors.ts"
-import { errorResponse } from "./ErrorBody.ts"
-import { IdempotencyRepo, type KeyUse, type StoredAnswer } from "../Sql/IdempotencyRepo.ts"
+import type { ServiceUnavailable } from "../../Domain/Errors.ts"
+import { errorResponse } from "../ErrorBody.ts"
+import { IdempotencyRepo, type KeyUse, type StoredAnswer } from "./IdempotencyRepo.ts"
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_TTL, IDEMPOTENT_OPERATIONS, parseIdempotencyKey } from "./IdempotencyKey.ts"
 
 /** Who is asking, as the scope their keys live in; none when the request carries no valid session (the app says 401). */

@@ -1,8 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { deleteSome } from "./DeleteSome.ts"
-import { orUnavailable } from "./Errors.ts"
-import * as Spans from "../Observability/Spans.ts"
+import { deleteSome } from "../../Sql/DeleteSome.ts"
+import { orUnavailable } from "../../Sql/Errors.ts"
+import * as Spans from "../../Observability/Spans.ts"
 
 /** A key as one caller used it: who (`scope`), the key, and the fingerprint of the request that first came with it. */
 export interface KeyUse {
@@ -39,7 +39,7 @@ const Claimed = Schema.Struct({ owner: Schema.String })
  * answer kept until `expiresAt`. A claim whose lease lapsed (its instance stopped) or a row past `expiresAt` not yet
  * pruned may be claimed again.
  */
-export class IdempotencyRepo extends Effect.Service<IdempotencyRepo>()("Sql/IdempotencyRepo", {
+export class IdempotencyRepo extends Effect.Service<IdempotencyRepo>()("Http/Idempotency/IdempotencyRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
