@@ -6,8 +6,10 @@ import { StellarAddress } from "./Stellar.ts"
 
 /**
  * The network's largest transaction: `tx_max_size_bytes` of Soroban's bandwidth settings (132,096 bytes on
- * pubnet and testnet), i.e. 176,128 characters of base64. A real confidential transfer (a ~15 KB UltraHonk
- * proof inside `data`, repeated in the source account's authorization entry) is about 32 KB.
+ * pubnet and testnet), i.e. 176,128 characters of base64. A real confidential transfer carries its UltraHonk proof
+ * inside `data`, repeated in the source account's authorization entry: with the 14,592-byte proof the token's
+ * circuits produce today (456 fields, no zero knowledge) it is about 31.3 KB (41.8 K characters of base64); with a
+ * 16,224-byte zero-knowledge proof (507 fields), about 34.6 KB.
  */
 export const MAX_TRANSACTION_BYTES = 132_096
 export const MAX_SIGNED_XDR_CHARS = Math.ceil(MAX_TRANSACTION_BYTES / 3) * 4
@@ -69,7 +71,10 @@ export class TransferResult extends Schema.Class<TransferResult>("TransferResult
   })
 ) {}
 
-/** The longest `data` a prepared transfer carries: a real `TransferData` (its ~15 KB proof inside) fits many times over. */
+/**
+ * The longest `data` a prepared transfer carries: a real `TransferData` (about 15.4 KB with a 14,592-byte proof,
+ * 17.1 KB with a 16,224-byte zero-knowledge one) fits several times over.
+ */
 export const MAX_TRANSFER_DATA_BYTES = 64 * 1024
 /** The longest validity a prepared transfer may ask for: the sponsor accepts a `maxTime` at most 10 minutes ahead. */
 export const MAX_PREPARED_VALIDITY_SECONDS = 600
@@ -91,7 +96,9 @@ const PrepareTransferFields = {
     )
   ).annotations({
     description: "The call's `data: Bytes`, base64: the `TransferData` the employer's client built (the encrypted " +
-      "amounts and the zero-knowledge proof, as the OpenZeppelin confidential token decodes it). The service never reads it"
+      "amounts and the UltraHonk proof, as the OpenZeppelin confidential token's version on the ledger decodes it). " +
+      "The service never reads it: any version's layout is passed on as it is, and a layout the token does not take " +
+      "is its refusal (3507 `InvalidData`)"
   }),
   payoutId: Schema.optional(PayoutId).annotations({
     description: "The payout the transfer will pay, as POST /transfer will take it: checked now (404 unknown; 409 " +
@@ -158,17 +165,21 @@ export class SimulationRefused extends Schema.TaggedError<SimulationRefused>()(
       description: "The host's reason as Stellar RPC's simulation gave it (e.g. `HostError: Error(Contract, #3501)`)"
     }),
     contractError: Schema.optional(Schema.Int).annotations({
-      description: "The contract's error code when the contract refused, e.g. 3501 (`AccountNotRegistered`)"
+      description: "The contract's error code when a contract refused, e.g. 3501 (`AccountNotRegistered`); any code, " +
+        "named or not"
     }),
     contractErrorName: Schema.optional(Schema.String).annotations({
-      description: "Its name in the OpenZeppelin confidential token's `ConfidentialTokenError`, e.g. `AccountNotRegistered`"
+      description: "The code's name when it is one of the OpenZeppelin confidential token's: `AuditorError` " +
+        "3300–3303 (its auditor registry), `VerifierError` 3400–3402 (its proof verifier), `ConfidentialTokenError` " +
+        "3500–3514, `ComplianceError` 3600–3606 (its compliance extension), e.g. `AccountNotRegistered` (3501) or " +
+        "`AccountFrozen` (3601). Absent for any other code"
     })
   },
   HttpApiSchema.annotations({
     status: 422,
     description: "Not prepared: the host refused the simulated call (`SimulationRefused`: the recipient or the " +
-      "sender not registered, invalid data, a failed proof), or the sponsor will not pay for it (`SponsorRefused`, " +
-      "`rule: fee` when its fee is over the cap)"
+      "sender not registered or frozen, invalid data, a failed proof), or the sponsor will not pay for it " +
+      "(`SponsorRefused`, `rule: fee` when its fee is over the cap)"
   })
 ) {}
 

@@ -7,33 +7,16 @@ import * as Spans from "../Observability/Spans.ts"
 /**
  * The confidential token's interface as this service uses it, mirrored from OpenZeppelin/stellar-contracts,
  * packages/tokens/src/confidential/mod.rs (the `ConfidentialToken` trait and `ConfidentialTokenError`) and
- * storage.rs (`ConfidentialAccount`, `get_account`).
+ * storage.rs (`ConfidentialAccount`, `get_account`), alike at 8af46e2c and 0fd261c2: what changed between them
+ * (`TransferPayload`, the events) is inside `data` or in the event archive, never read here.
  */
 export const CONFIDENTIAL_TRANSFER = "confidential_transfer"
 export const CONFIDENTIAL_BALANCE = "confidential_balance"
-/** `ConfidentialTokenError::AccountNotRegistered`: `confidential_balance` of an address that never registered. */
-export const ACCOUNT_NOT_REGISTERED = 3501
 /**
- * `ConfidentialTokenError` (mod.rs, OpenZeppelin/stellar-contracts at 8af46e2c): the codes a refused call carries as
- * `Error(Contract, #N)`.
+ * `ConfidentialTokenError::AccountNotRegistered`: `confidential_balance` of an address that never registered. Every
+ * error code of the token and of the contracts it calls is named in ConfidentialErrors.ts.
  */
-export const CONFIDENTIAL_TOKEN_ERRORS: Readonly<Record<number, string>> = {
-  3500: "AccountAlreadyRegistered",
-  3501: "AccountNotRegistered",
-  3502: "NegativeAmount",
-  3503: "DelegationAlreadyExists",
-  3504: "DelegationNotFound",
-  3505: "DelegationExpired",
-  3506: "InvalidProof",
-  3507: "InvalidData",
-  3508: "UnderlyingAssetNotSet",
-  3509: "VerifierNotSet",
-  3510: "AuditorNotSet",
-  3511: "AddressAsFieldNotSet",
-  3512: "AddressAsFieldAlreadySet",
-  3513: "UnderlyingAssetAlreadySet",
-  3514: "NonCanonicalEncoding"
-}
+export const ACCOUNT_NOT_REGISTERED = 3501
 /** `Point = BytesN<64>` (packages/contract-utils/src/crypto/grumpkin.rs): an affine Grumpkin point. */
 const POINT_BYTES = 64
 

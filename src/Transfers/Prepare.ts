@@ -7,7 +7,8 @@ import { Organizations } from "../Orgs/Organizations.ts"
 import { SettlementHooks } from "./SettlementHooks.ts"
 import type { AccountId } from "../Domain/Stellar.ts"
 import { type PrepareTransferRequest, PreparedTransfer, SimulationRefused } from "../Domain/Transfer.ts"
-import { CONFIDENTIAL_TOKEN_ERRORS, CONFIDENTIAL_TRANSFER, contractErrorCode } from "../Stellar/ConfidentialToken.ts"
+import { confidentialContractError, refuserOf } from "../Stellar/ConfidentialErrors.ts"
+import { CONFIDENTIAL_TRANSFER, contractErrorCode } from "../Stellar/ConfidentialToken.ts"
 import { RpcClient } from "../Stellar/RpcClient.ts"
 import { txHashHex } from "./Envelope.ts"
 import { Sponsor } from "./Sponsor.ts"
@@ -35,17 +36,22 @@ export class TransferPreparer extends Effect.Service<TransferPreparer>()("Transf
     const approvals = (yield* Organizations).approvalsRequired
     const permits = yield* Effect.makeSemaphore(CONCURRENT_SIMULATIONS)
 
+    // A code of the token's ranges gets its name; any other keeps its number alone, never a guessed name.
     const refusedBy = (hostError: string) => {
       const code = contractErrorCode(hostError)
-      const name = Option.flatMap(code, (n) => Option.fromNullable(CONFIDENTIAL_TOKEN_ERRORS[n]))
+      const known = Option.flatMap(code, confidentialContractError)
       return new SimulationRefused({
-        error: Option.match(name, {
-          onNone: () => "the simulated transfer failed: the ledger would refuse it too",
-          onSome: (n) => `the simulated transfer failed: the confidential token refused it (${n})`
+        error: Option.match(known, {
+          onNone: () =>
+            Option.match(code, {
+              onNone: () => "the simulated transfer failed: the ledger would refuse it too",
+              onSome: (n) => `the simulated transfer failed: a contract refused it with error #${n}`
+            }),
+          onSome: (e) => `the simulated transfer failed: ${refuserOf(e.enumName)} refused it (${e.name}, #${e.code})`
         }),
         hostError,
         ...Option.match(code, { onNone: () => ({}), onSome: (contractError) => ({ contractError }) }),
-        ...Option.match(name, { onNone: () => ({}), onSome: (contractErrorName) => ({ contractErrorName }) })
+        ...Option.match(known, { onNone: () => ({}), onSome: (e) => ({ contractErrorName: e.name }) })
       })
     }
 

@@ -1,17 +1,22 @@
 // The `data: Bytes` argument of the confidential token's `confidential_transfer(from, to, data)`, built as the
-// employer's client builds it: the XDR of a `TransferData { payload: TransferPayload, proof: Bytes }` contracttype.
-// Mirrored from OpenZeppelin/stellar-contracts, packages/tokens/src/confidential/storage.rs (`TransferPayload`,
-// `TransferData`, `decode_data`): a `#[contracttype]` struct is an ScMap keyed by its field names as symbols, in
-// sorted order; `Point` is `BytesN<64>` (packages/contract-utils/src/crypto/grumpkin.rs). The proof is an UltraHonk
-// proof, about 15 KB; random bytes stand in for it (the service never looks inside).
+// employer's client builds it: the XDR of a `TransferData { payload: TransferPayload, proof: Bytes }` contracttype,
+// of either version the loopback emulates (ConfidentialTokenVersion.ts: OpenZeppelin/stellar-contracts,
+// packages/tokens/src/confidential/storage.rs at 8af46e2c and at 0fd261c2). A `#[contracttype]` struct is an ScMap
+// keyed by its field names as symbols, sorted; `Point` is `BytesN<64>`.
+//
+// The proof is an UltraHonk proof of Noir circuits as the token's verifier takes them
+// (NethermindEth/rs-soroban-ultrahonk at 16c304a0, crates/ultrahonk-soroban-verifier/README.md; bb 0.87.0): 456
+// 32-byte fields (14,592 bytes) with the non-zero-knowledge Keccak transcript, which the token's circuits use today
+// (stellar-contracts circuits/vks/README.md at 7621e093: `bb prove -s ultra_honk --oracle_hash keccak`, "Do not pass
+// --zk"), or 507 fields (16,224 bytes) with zero knowledge. Random bytes stand in for it: the service never looks inside.
 import { Address, xdr } from "@stellar/stellar-sdk"
 import { randomBytes } from "node:crypto"
+import { DEFAULT_TOKEN_VERSION, TRANSFER_PAYLOAD, type TokenVersion } from "./ConfidentialTokenVersion.ts"
 
-/** Bytes of the stand-in proof: a real UltraHonk proof is about 15 KB. */
-export const PROOF_BYTES = 15_000
-
-const POINTS = ["c_spend_new", "c_tx", "r_e_point"] as const
-const FIELDS = ["b_tilde", "b_tilde_aud_s", "r_tilde_aud_r", "sigma", "v_tilde", "v_tilde_aud_r", "v_tilde_aud_s"] as const
+/** An UltraHonk proof without zero knowledge (`UltraKeccakFlavor`): 456 fields of 32 bytes. */
+export const PROOF_BYTES = 456 * 32
+/** An UltraHonk proof with zero knowledge (`UltraKeccakZKFlavor`, Libra and the hiding polynomial): 507 fields. */
+export const ZK_PROOF_BYTES = 507 * 32
 
 /** An ScMap of a contracttype struct: symbol keys in sorted order, as soroban-sdk encodes it. */
 export const structVal = (fields: Record<string, xdr.ScVal>): xdr.ScVal =>
@@ -23,21 +28,32 @@ export const structVal = (fields: Record<string, xdr.ScVal>): xdr.ScVal =>
  * A random field element below the BN254 scalar modulus (0x30644e72…), big-endian: a top byte under 0x30 keeps it
  * canonical, as the contract's `NonCanonicalEncoding` (#3514) check requires of points and fields.
  */
-const fieldElement = () => {
+export const fieldElement = (): Buffer => {
   const bytes = randomBytes(32)
   bytes[0] = bytes[0]! % 0x30
   return bytes
 }
 
-export const transferPayload = (): xdr.ScVal =>
-  structVal(Object.fromEntries([
-    ...POINTS.map((name) => [name, xdr.ScVal.scvBytes(Buffer.concat([fieldElement(), fieldElement()]))] as const),
-    ...FIELDS.map((name) => [name, xdr.ScVal.scvBytes(fieldElement())] as const)
-  ]))
+/** `length` random canonical bytes: a field element (32) or a point's two coordinates (64). */
+export const canonicalBytes = (length: number): Buffer =>
+  length === 64 ? Buffer.concat([fieldElement(), fieldElement()]) : fieldElement()
 
-/** XDR of `TransferData { payload, proof }` with a proof of `proofBytes` bytes. */
-export const transferData = (proofBytes = PROOF_BYTES): Uint8Array =>
-  structVal({ payload: transferPayload(), proof: xdr.ScVal.scvBytes(randomBytes(proofBytes)) }).toXDR()
+/** A well-formed `TransferPayload` of `version` (default 8af46e2c), random canonical values. */
+export const transferPayload = (version: TokenVersion = DEFAULT_TOKEN_VERSION): xdr.ScVal =>
+  structVal(Object.fromEntries(TRANSFER_PAYLOAD[version].map(([name, bytes]) => [name, xdr.ScVal.scvBytes(canonicalBytes(bytes))])))
+
+export interface TransferDataOptions {
+  /** The token version whose `TransferData` to build (default 8af46e2c). */
+  readonly version?: TokenVersion
+  /** Bytes of the stand-in proof (default PROOF_BYTES, 14,592). */
+  readonly proofBytes?: number
+}
+
+/** XDR of `TransferData { payload, proof }`; a number is the proof's size, of the default version. */
+export const transferData = (options: number | TransferDataOptions = {}): Uint8Array => {
+  const { version = DEFAULT_TOKEN_VERSION, proofBytes = PROOF_BYTES } = typeof options === "number" ? { proofBytes: options } : options
+  return structVal({ payload: transferPayload(version), proof: xdr.ScVal.scvBytes(randomBytes(proofBytes)) }).toXDR()
+}
 
 /** A source-account authorization entry for `contract.fn(args)`, with no sub-invocations. */
 export const sourceAuthorization = (contract: string, fn: string, args: ReadonlyArray<xdr.ScVal>) =>

@@ -1,20 +1,32 @@
-// An emulation of OpenZeppelin's confidential token for the loopback RPC, pinned to
-// OpenZeppelin/stellar-contracts (8af46e2): packages/tokens/src/confidential/mod.rs (the `ConfidentialToken` trait,
-// `ConfidentialTokenError` 3500–3514) and storage.rs (`ConfidentialAccount`, `TransferPayload`, `TransferData`,
-// `decode_data`, `get_account`, `confidential_transfer`); `Point` is `BytesN<64>`
+// An emulation of OpenZeppelin's confidential token for the loopback RPC, in either version of
+// ConfidentialTokenVersion.ts: OpenZeppelin/stellar-contracts at 8af46e2c (the default) or at 0fd261c2, files
+// packages/tokens/src/confidential/mod.rs (the `ConfidentialToken` trait, `ConfidentialTokenError` 3500–3514, the
+// events), storage.rs (`ConfidentialAccount`, `TransferPayload`, `TransferData`, `decode_data`, `get_account`,
+// `confidential_transfer`), compliance/mod.rs and compliance/storage.rs (`ComplianceHooks::on_transfer`,
+// `gate_account`, `is_frozen`, `freeze`, `unfreeze`, `set_compliance_config`, `ComplianceError` 3600–3606) and
+// auditor/storage.rs (`get_key`, `AuditorError::AuditorNotRegistered` 3301); `Point` is `BytesN<64>`
 // (packages/contract-utils/src/crypto/grumpkin.rs).
 //
-// Emulated: `confidential_balance` and `confidential_transfer` (which publishes the `Transfer` event, mod.rs
-// `emit_transfer`, as `#[contractevent]` encodes it: see LoopbackEvents.ts); `register` through the loopback's
-// `registerConfidential` (and `registerConfidentialWithEvent`, which publishes the `Register` event). Not emulated, so they fail loudly: the other nine
-// trait functions; in `confidential_transfer`, the auditor registry lookup, the canonical-encoding check (3514) and
-// the proof verification (3506) — any well-formed proof is accepted.
-import { Address, xdr } from "@stellar/stellar-sdk"
-import { randomBytes } from "node:crypto"
-import { structVal } from "./ConfidentialData.ts"
-import { argumentCountMismatch, argumentTypeMismatch, contractError, hostFunctionError, notEmulated } from "./LoopbackXdr.ts"
+// Emulated: `confidential_balance` and `confidential_transfer` (decoding that version's `TransferData`, gating both
+// parties through the compliance hooks once compliance is configured, looking up both auditors' keys, and
+// publishing that version's `Transfer` event as `#[contractevent]` encodes it: see ConfidentialEvents.ts);
+// `register` through the loopback's `registerConfidential` (and `registerConfidentialWithEvent`, which publishes the
+// `Register` event); the deployment's compliance admin calls (`set_compliance_config`, `freeze`, `unfreeze`) and the
+// auditor registry's keys through this class's methods. Not emulated, so they fail loudly: the other trait
+// functions; compliance policies and the SAC passthrough; in `confidential_transfer`, the canonical-encoding check
+// (3514) and the proof verification (3506) — any well-formed proof is accepted.
+import { Address, StrKey, xdr } from "@stellar/stellar-sdk"
+import { createHash } from "node:crypto"
+import { canonicalBytes, structVal } from "./ConfidentialData.ts"
+import { confidentialEventsOf } from "./ConfidentialEvents.ts"
+import {
+  DEFAULT_TOKEN_VERSION, EVENT_BYTES_FIELDS, POINT_BYTES, TOKEN_FUNCTIONS, TRANSFER_AMOUNT_FIELD, TRANSFER_PAYLOAD, type TokenVersion
+} from "./ConfidentialTokenVersion.ts"
+import type { PublishedEvent } from "./LoopbackEvents.ts"
+import {
+  argumentCountMismatch, argumentTypeMismatch, calleeContractError, contractError, hostFunctionError, notEmulated
+} from "./LoopbackXdr.ts"
 import type { ContractCallContext, ContractHandler } from "./LoopbackTypes.ts"
-import { tokenEvents } from "./LoopbackEvents.ts"
 
 /** storage.rs `ConfidentialAccount`. */
 export interface LoopbackConfidentialAccount {
@@ -25,29 +37,29 @@ export interface LoopbackConfidentialAccount {
   readonly auditorId: number
 }
 
-/** mod.rs `ConfidentialTokenError`. */
+/** compliance/storage.rs `ComplianceConfig`: `policy` absent is `None`. */
+export interface LoopbackComplianceConfig {
+  readonly policy?: string
+  readonly sacPassthrough: boolean
+}
+
+/** The codes the emulation raises: mod.rs `ConfidentialTokenError`, compliance/mod.rs, auditor/mod.rs. */
 export const ConfidentialTokenError = { AccountNotRegistered: 3501, InvalidData: 3507 } as const
+export const ComplianceError = { NotConfigured: 3600, AccountFrozen: 3601 } as const
+export const AuditorError = { AuditorNotRegistered: 3301 } as const
 
-/** The functions of the `ConfidentialToken` trait and their arity. */
-export const CONFIDENTIAL_TOKEN_FUNCTIONS: ReadonlyMap<string, number> = new Map([
-  ["register", 3], ["deposit", 3], ["merge", 1], ["withdraw", 4], ["confidential_transfer", 3],
-  ["confidential_transfer_from", 4], ["set_spender", 4], ["revoke_spender", 3], ["confidential_balance", 1],
-  ["is_spender", 2], ["get_spender_delegation", 2]
-])
+/** The functions of 8af46e2c's `ConfidentialToken` trait and their arity (TOKEN_FUNCTIONS has both versions'). */
+export const CONFIDENTIAL_TOKEN_FUNCTIONS: ReadonlyMap<string, number> = TOKEN_FUNCTIONS[DEFAULT_TOKEN_VERSION]
 
-const POINT = 64
-const FIELD = 32
-const IDENTITY = new Uint8Array(POINT) // Grumpkin::identity(): the all-zero encoding
-/** storage.rs `TransferPayload`: field name → BytesN length (Point = 64, BytesN<32> = 32). */
-const TRANSFER_PAYLOAD: ReadonlyArray<readonly [string, number]> = [
-  ["b_tilde", FIELD], ["b_tilde_aud_s", FIELD], ["c_spend_new", POINT], ["c_tx", POINT], ["r_e_point", POINT],
-  ["r_tilde_aud_r", FIELD], ["sigma", FIELD], ["v_tilde", FIELD], ["v_tilde_aud_r", FIELD], ["v_tilde_aud_s", FIELD]
-]
+const IDENTITY = new Uint8Array(POINT_BYTES) // Grumpkin::identity(): the all-zero encoding
 
 const isAddress = (v: xdr.ScVal | undefined): v is xdr.ScVal =>
   v?.type === "scvAddress" && (v.address.type === "scAddressTypeAccount" || v.address.type === "scAddressTypeContract")
 
-/** A `#[contracttype]` struct's ScMap: exactly these symbol keys, in this (sorted) order. */
+/**
+ * A `#[contracttype]` struct's ScMap as soroban-sdk 26's `map_unpack_to_slice` takes it: exactly these symbol keys,
+ * in this (sorted) order; a missing, extra or renamed field fails the conversion.
+ */
 const fieldsOf = (v: xdr.ScVal | undefined, names: ReadonlyArray<string>): Array<xdr.ScVal> | undefined => {
   if (v?.type !== "scvMap" || v.map === null || v.map.length !== names.length) return undefined
   const vals: Array<xdr.ScVal> = []
@@ -79,14 +91,64 @@ const unrepresentable = (v: xdr.ScVal): "type" | "unsorted" | undefined => {
   }
 }
 
+/** A value written as of a ledger: what a simulation or a transaction reads as of its own ledger. */
+class Versioned<A> {
+  readonly #versions: Array<{ ledger: number; value: A }> = []
+  readonly #initial: A
+  constructor(initial: A) {
+    this.#initial = initial
+  }
+  write(value: A, ledger: number): void {
+    this.#versions.push({ ledger, value })
+  }
+  at(ledger: number): A {
+    for (let i = this.#versions.length - 1; i >= 0; i--) {
+      const version = this.#versions[i]!
+      if (version.ledger <= ledger) return version.value
+    }
+    return this.#initial
+  }
+}
+
+export interface LoopbackConfidentialTokenOptions {
+  /** Which version of the token this deployment runs (default 8af46e2c). */
+  readonly version?: TokenVersion
+  /** Publishes events of this contract in the next ledger (the loopback's `publishEvents`). */
+  readonly publish?: (events: ReadonlyArray<PublishedEvent>) => void
+}
+
 export class LoopbackConfidentialToken {
   readonly contractId: string
+  /** The auditor registry the token was constructed with (`get_auditor`): a contract address of its own. */
+  readonly auditorRegistry: string
   readonly #latestLedger: () => number
-  readonly #accounts = new Map<string, Array<{ ledger: number; account: LoopbackConfidentialAccount | undefined }>>()
+  readonly #publish: (events: ReadonlyArray<PublishedEvent>) => void
+  #version: TokenVersion
+  readonly #accounts = new Map<string, Versioned<LoopbackConfidentialAccount | undefined>>()
+  readonly #compliance = new Versioned<LoopbackComplianceConfig | undefined>(undefined)
+  readonly #frozen = new Map<string, Versioned<boolean>>()
+  readonly #withoutKey = new Versioned<ReadonlySet<number>>(new Set())
 
-  constructor(contractId: string, latestLedger: () => number) {
+  constructor(contractId: string, latestLedger: () => number, options: LoopbackConfidentialTokenOptions = {}) {
     this.contractId = contractId
+    this.auditorRegistry = StrKey.encodeContract(createHash("sha256").update(`auditor registry of ${contractId}`).digest())
     this.#latestLedger = latestLedger
+    this.#version = options.version ?? DEFAULT_TOKEN_VERSION
+    this.#publish = options.publish ?? (() => {})
+  }
+
+  /** The version of the token's code this deployment runs. */
+  get version(): TokenVersion {
+    return this.#version
+  }
+
+  /**
+   * Runs `version`'s code from now on, as an upgrade (`update_current_contract_wasm`) would: the stored accounts,
+   * compliance settings and freezes stay (`ConfidentialAccount` is the same struct in both versions). Give the
+   * loopback the new function table with `functions()`.
+   */
+  upgrade(version: TokenVersion): void {
+    this.#version = version
   }
 
   /** Registers `address` as of the latest ledger: storage.rs `register` stores both commitments as the identity. */
@@ -96,8 +158,8 @@ export class LoopbackConfidentialToken {
   ): { viewingPublicKey: Uint8Array; spendingPublicKey: Uint8Array; auditorId: number } {
     Address.fromString(address)
     const point = (key: Uint8Array | undefined, what: string) => {
-      if (key !== undefined && key.length !== POINT) throw new RangeError(`${what} must be a ${POINT}-byte Grumpkin point`)
-      return Uint8Array.from(key ?? randomBytes(POINT))
+      if (key !== undefined && key.length !== POINT_BYTES) throw new RangeError(`${what} must be a ${POINT_BYTES}-byte Grumpkin point`)
+      return Uint8Array.from(key ?? canonicalBytes(POINT_BYTES))
     }
     const viewingPublicKey = point(account?.viewingPublicKey, "viewingPublicKey")
     const spendingPublicKey = point(account?.spendingPublicKey, "spendingPublicKey")
@@ -115,18 +177,62 @@ export class LoopbackConfidentialToken {
 
   /** The account as of `ledger` (default: now). */
   account(address: string, ledger = Number.POSITIVE_INFINITY): LoopbackConfidentialAccount | undefined {
-    const versions = this.#accounts.get(address) ?? []
-    for (let i = versions.length - 1; i >= 0; i--) {
-      const version = versions[i]!
-      if (version.ledger <= ledger) return version.account
-    }
-    return undefined
+    return this.#accounts.get(address)?.at(ledger)
   }
 
-  /** Every function of the trait, for the loopback's contract table. */
+  /**
+   * The deployment's `set_compliance_config(config, operator)` (compliance/storage.rs `set_compliance_config`), as
+   * of the latest ledger, with its `compliance_config_changed` event in the next one. The gates consult the freeze
+   * flags only: a policy or the SAC passthrough is not emulated, and a transfer under either fails loudly.
+   */
+  setComplianceConfig(config: LoopbackComplianceConfig = { sacPassthrough: false }): void {
+    if (config.policy !== undefined) Address.fromString(config.policy)
+    this.#compliance.write({ ...config }, this.#latestLedger())
+    this.#publish([confidentialEventsOf(this.#version).complianceConfigChanged(config)])
+  }
+
+  /** The compliance configuration as of `ledger` (default: now); undefined when none was set. */
+  complianceConfig(ledger = Number.POSITIVE_INFINITY): LoopbackComplianceConfig | undefined {
+    return this.#compliance.at(ledger)
+  }
+
+  /**
+   * The deployment's `freeze(account, operator)` (compliance/storage.rs `freeze`), as of the latest ledger, with its
+   * `frozen` event in the next one; without a compliance configuration it fails as the contract does (#3600).
+   */
+  freeze(address: string): void {
+    this.#setFrozen(address, true)
+  }
+
+  /** `unfreeze(account, operator)`: as `freeze`, with the `unfrozen` event. */
+  unfreeze(address: string): void {
+    this.#setFrozen(address, false)
+  }
+
+  /** compliance/storage.rs `is_frozen` as of `ledger` (default: now): false whenever compliance is not configured. */
+  isFrozen(address: string, ledger = Number.POSITIVE_INFINITY): boolean {
+    return this.#compliance.at(ledger) !== undefined && (this.#frozen.get(address)?.at(ledger) ?? false)
+  }
+
+  /**
+   * The auditor registry (auditor/mod.rs `ConfidentialAuditor`) holds a key for every auditor id unless told
+   * otherwise: `removeAuditorKey(id)` makes `get_key(id)` fail with AuditorNotRegistered (#3301) from the latest
+   * ledger on, so transfers from or to accounts bound to that auditor fail; `restoreAuditorKey(id)` undoes it.
+   */
+  removeAuditorKey(auditorId: number): void {
+    const now = this.#latestLedger()
+    this.#withoutKey.write(new Set([...this.#withoutKey.at(now), auditorId]), now)
+  }
+
+  restoreAuditorKey(auditorId: number): void {
+    const now = this.#latestLedger()
+    this.#withoutKey.write(new Set([...this.#withoutKey.at(now)].filter((id) => id !== auditorId)), now)
+  }
+
+  /** Every function of this version's trait, for the loopback's contract table. */
   functions(): ReadonlyMap<string, ContractHandler> {
     const table = new Map<string, ContractHandler>()
-    for (const [fn, arity] of CONFIDENTIAL_TOKEN_FUNCTIONS) {
+    for (const [fn, arity] of TOKEN_FUNCTIONS[this.#version]) {
       table.set(fn, (args) => {
         if (args.length !== arity) throw argumentCountMismatch(this.contractId, fn)
         throw notEmulated(this.contractId, fn, `ConfidentialToken::${fn}`)
@@ -138,9 +244,26 @@ export class LoopbackConfidentialToken {
   }
 
   #write(address: string, account: LoopbackConfidentialAccount | undefined, ledger: number): void {
-    const versions = this.#accounts.get(address)
-    if (versions === undefined) this.#accounts.set(address, [{ ledger, account }])
-    else versions.push({ ledger, account })
+    let versions = this.#accounts.get(address)
+    if (versions === undefined) {
+      versions = new Versioned<LoopbackConfidentialAccount | undefined>(undefined)
+      this.#accounts.set(address, versions)
+    }
+    versions.write(account, ledger)
+  }
+
+  #setFrozen(address: string, frozen: boolean): void {
+    Address.fromString(address)
+    const now = this.#latestLedger()
+    if (this.#compliance.at(now) === undefined) throw contractError(this.contractId, ComplianceError.NotConfigured)
+    let flags = this.#frozen.get(address)
+    if (flags === undefined) {
+      flags = new Versioned(false)
+      this.#frozen.set(address, flags)
+    }
+    flags.write(frozen, now)
+    const events = confidentialEventsOf(this.#version)
+    this.#publish([frozen ? events.frozen(address) : events.unfrozen(address)])
   }
 
   /** storage.rs `get_account`: AccountNotRegistered when absent. */
@@ -148,6 +271,25 @@ export class LoopbackConfidentialToken {
     const account = this.account(address, ctx.asOf)
     if (account === undefined) throw contractError(this.contractId, ConfidentialTokenError.AccountNotRegistered)
     return account
+  }
+
+  /** compliance/mod.rs `ComplianceHooks::on_transfer`: `gate_account(from)`, then `gate_account(to)`. */
+  #gate(addresses: ReadonlyArray<string>, ctx: ContractCallContext): void {
+    const config = this.#compliance.at(ctx.asOf)
+    if (config === undefined) return
+    if (config.policy !== undefined || config.sacPassthrough) {
+      throw notEmulated(this.contractId, ctx.fn, "a compliance policy or the SAC passthrough")
+    }
+    for (const address of addresses) {
+      if (this.isFrozen(address, ctx.asOf)) throw contractError(this.contractId, ComplianceError.AccountFrozen)
+    }
+  }
+
+  /** auditor/storage.rs `get_key(auditor_id)`, called through the registry's client. */
+  #auditorKey(auditorId: number, ctx: ContractCallContext): void {
+    if (this.#withoutKey.at(ctx.asOf).has(auditorId)) {
+      throw calleeContractError(this.contractId, this.auditorRegistry, "get_key", [xdr.ScVal.scvU32(auditorId)], AuditorError.AuditorNotRegistered)
+    }
   }
 
   #arguments(args: ReadonlyArray<xdr.ScVal>, ctx: ContractCallContext, valid: ReadonlyArray<(v: xdr.ScVal | undefined) => boolean>): void {
@@ -169,26 +311,31 @@ export class LoopbackConfidentialToken {
   }
 
   /**
-   * mod.rs `confidential_transfer(from, to, data)`: `from.require_auth()`, `decode_data::<TransferData>`, then
-   * storage.rs `confidential_transfer`: both accounts registered, `set_spendable(from, c_spend_new)`,
-   * `add_to_receiving(to, c_tx)`.
+   * mod.rs `confidential_transfer(from, to, data)`: `from.require_auth()`, `decode_data::<TransferData>`, the hook
+   * `on_transfer`, then storage.rs `confidential_transfer`: both accounts registered, the recipient's then the
+   * sender's auditor key, `set_spendable(from, c_spend_new)`, `add_to_receiving(to, c_tx | c_transfer)`, the event.
    */
   #confidentialTransfer(args: ReadonlyArray<xdr.ScVal>, ctx: ContractCallContext): xdr.ScVal {
     this.#arguments(args, ctx, [isAddress, isAddress, (v) => v?.type === "scvBytes"])
     const from = Address.fromScVal(args[0]!).toString()
     const to = Address.fromScVal(args[1]!).toString()
     ctx.requireAuth(from)
-    const payload = this.#decodeTransferData(bytesOf(args[2])!)
-    this.#registered(from, ctx)
-    this.#registered(to, ctx)
+    const version = this.#version
+    const payload = this.#decodeTransferData(bytesOf(args[2])!, version)
+    this.#gate([from, to], ctx)
+    const sender = this.#registered(from, ctx)
+    const recipient = this.#registered(to, ctx)
+    this.#auditorKey(recipient.auditorId, ctx)
+    this.#auditorKey(sender.auditorId, ctx)
     if (ctx.phase === "apply") {
-      const sender = this.account(from, ctx.asOf)!
-      this.#write(from, { ...sender, spendableCommitment: payload.cSpendNew }, ctx.ledger)
-      const recipient = this.account(to, ctx.asOf)!
-      // Grumpkin::add(O, c_tx) = c_tx; other sums are beyond the emulation: a fresh 64-byte value stands in
-      const sum = Buffer.from(recipient.receivingCommitment).equals(IDENTITY) ? payload.cTx : Uint8Array.from(randomBytes(POINT))
-      this.#write(to, { ...recipient, receivingCommitment: sum }, ctx.ledger)
-      const event = tokenEvents.transfer(from, to, payload.event)
+      const amount = payload.get(TRANSFER_AMOUNT_FIELD[version])!
+      this.#write(from, { ...sender, spendableCommitment: payload.get("c_spend_new")! }, ctx.ledger)
+      const current = from === to ? { ...sender, spendableCommitment: payload.get("c_spend_new")! } : recipient
+      // Grumpkin::add(O, c) = c; other sums are beyond the emulation: a fresh canonical 64-byte value stands in
+      const sum = Buffer.from(current.receivingCommitment).equals(IDENTITY) ? amount : Uint8Array.from(canonicalBytes(POINT_BYTES))
+      this.#write(to, { ...current, receivingCommitment: sum }, ctx.ledger)
+      const names: ReadonlyArray<string> = EVENT_BYTES_FIELDS[version].transfer
+      const event = confidentialEventsOf(version).transfer(from, to, Object.fromEntries(names.map((name) => [name, payload.get(name)!])))
       ctx.emit(event.topics, event.data)
     }
     return xdr.ScVal.scvVoid()
@@ -196,9 +343,10 @@ export class LoopbackConfidentialToken {
 
   /**
    * storage.rs `decode_data`: `TransferData::from_xdr`. Bytes that are no ScVal make the host's
-   * `deserialize_from_bytes` fail (soroban-sdk's FromXdr unwraps it); an ScVal of another shape is InvalidData.
+   * `deserialize_from_bytes` fail (soroban-sdk's FromXdr unwraps it); an ScVal of another shape — another
+   * version's `TransferPayload` included — is InvalidData.
    */
-  #decodeTransferData(data: Uint8Array): { cSpendNew: Uint8Array; cTx: Uint8Array; event: Parameters<typeof tokenEvents.transfer>[2] } {
+  #decodeTransferData(data: Uint8Array, version: TokenVersion): ReadonlyMap<string, Uint8Array> {
     let value: xdr.ScVal
     try {
       value = xdr.ScVal.fromXdr(data)
@@ -213,22 +361,12 @@ export class LoopbackConfidentialToken {
       throw hostFunctionError(this.contractId, "deserialize_from_bytes", "Error(Object, InvalidInput)", "ScMap was not sorted by key for conversion to host object")
     }
     const invalid = () => contractError(this.contractId, ConfidentialTokenError.InvalidData)
+    const shape = TRANSFER_PAYLOAD[version]
     const [payload, proof] = fieldsOf(value, ["payload", "proof"]) ?? []
-    const fields = fieldsOf(payload, TRANSFER_PAYLOAD.map(([name]) => name))
+    const fields = fieldsOf(payload, shape.map(([name]) => name))
     if (fields === undefined || bytesOf(proof) === undefined) throw invalid()
-    const raw = fields.map((v, i) => bytesOf(v, TRANSFER_PAYLOAD[i]![1]))
+    const raw = fields.map((v, i) => bytesOf(v, shape[i]![1]))
     if (raw.some((r) => r === undefined)) throw invalid()
-    const named = new Map(TRANSFER_PAYLOAD.map(([name], i) => [name, raw[i]!]))
-    const field = (name: string) => named.get(name)!
-    return {
-      cSpendNew: field("c_spend_new"),
-      cTx: field("c_tx"),
-      // mod.rs `emit_transfer(e, from, to, r_e_point, v_tilde, sigma, b_tilde, v_tilde_aud_r, r_tilde_aud_r, v_tilde_aud_s, b_tilde_aud_s)`
-      event: {
-        r_e_point: field("r_e_point"), v_tilde: field("v_tilde"), sigma: field("sigma"), b_tilde: field("b_tilde"),
-        v_tilde_aud_r: field("v_tilde_aud_r"), r_tilde_aud_r: field("r_tilde_aud_r"), v_tilde_aud_s: field("v_tilde_aud_s"),
-        b_tilde_aud_s: field("b_tilde_aud_s")
-      }
-    }
+    return new Map(shape.map(([name], i) => [name, raw[i]!]))
   }
 }

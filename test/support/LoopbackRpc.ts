@@ -20,6 +20,7 @@ import { accountEntry } from "./LoopbackAccounts.ts"
 import type { LoopbackAccount, LoopbackAccountSpec } from "./LoopbackAccounts.ts"
 import { LoopbackConfidentialToken } from "./LoopbackConfidentialToken.ts"
 import type { LoopbackConfidentialAccount } from "./LoopbackConfidentialToken.ts"
+import type { TokenVersion } from "./ConfidentialTokenVersion.ts"
 import { LoopbackLedger } from "./LoopbackLedger.ts"
 import type { ContractHandler, LoopbackSendScript, LoopbackTransaction } from "./LoopbackTypes.ts"
 import { contractCall } from "./LoopbackXdr.ts"
@@ -28,7 +29,8 @@ import type { LoopbackEvent, PublishedEvent } from "./LoopbackEvents.ts"
 import type { ParsedEnvelope } from "./LoopbackXdr.ts"
 
 export type { LoopbackAccount, LoopbackAccountSpec } from "./LoopbackAccounts.ts"
-export type { LoopbackConfidentialAccount } from "./LoopbackConfidentialToken.ts"
+export type { LoopbackComplianceConfig, LoopbackConfidentialAccount, LoopbackConfidentialToken } from "./LoopbackConfidentialToken.ts"
+export type { TokenVersion } from "./ConfidentialTokenVersion.ts"
 export type {
   ContractCallContext, ContractHandler, LoopbackSendScript, LoopbackSendStatus, LoopbackTransaction, LoopbackTxStatus
 } from "./LoopbackTypes.ts"
@@ -189,9 +191,19 @@ export class LoopbackRpc {
     functions.set(fn, handler)
   }
 
-  /** Deploys the emulation of OpenZeppelin's confidential token at `contractId` (once; later calls keep its state). */
-  deployConfidentialToken(contractId: string): void {
-    this.#token(contractId)
+  /**
+   * Deploys the emulation of OpenZeppelin's confidential token at `contractId`, running `version` (default
+   * 8af46e2c, see ConfidentialTokenVersion.ts), and returns it (for its compliance and auditor-registry controls).
+   * Once deployed, its state stays: a call naming another version upgrades its code in place, as a WASM upgrade
+   * would, and a call naming none leaves the version as it is.
+   */
+  deployConfidentialToken(contractId: string, options?: { readonly version?: TokenVersion }): LoopbackConfidentialToken {
+    const token = this.#token(contractId, options?.version)
+    if (options?.version !== undefined && options.version !== token.version) {
+      token.upgrade(options.version)
+      this.#contracts.set(contractId, new Map(token.functions()))
+    }
+    return token
   }
 
   /**
@@ -257,11 +269,14 @@ export class LoopbackRpc {
     return this.#tokens.get(contractId)?.account(address)
   }
 
-  #token(contractId: string): LoopbackConfidentialToken {
+  #token(contractId: string, version?: TokenVersion): LoopbackConfidentialToken {
     let token = this.#tokens.get(contractId)
     if (token === undefined) {
       if (this.#contracts.has(contractId)) throw new Error(`another contract is deployed at ${contractId}`)
-      token = new LoopbackConfidentialToken(contractId, () => this.#ledger.latestLedger)
+      token = new LoopbackConfidentialToken(contractId, () => this.#ledger.latestLedger, {
+        ...(version === undefined ? {} : { version }),
+        publish: (events) => this.publishEvents(contractId, events)
+      })
       for (const [fn, handler] of token.functions()) this.setContractFunction(contractId, fn, handler)
       this.#tokens.set(contractId, token)
     }

@@ -346,6 +346,25 @@ export const hostFunctionError = (
 export const contractError = (contractId: string, code: number): HostError =>
   hostFunctionError(contractId, "fail_with_error", `Error(Contract, #${code})`, "failing with contract error", [String(code)])
 
+/**
+ * `panic_with_error!(e, code)` in a contract this one called through a generated client (`call`, not `try_call`):
+ * the callee's error stays the invocation's, its own events are rolled back with its frame ("not emitted"), and the
+ * caller records the failed call and traps. As in a real testnet answer quoted in public code (a Stellar Asset
+ * Contract's BalanceError #10 inside another contract's `transfer` call): newest first, the caller's "escalating
+ * error to VM trap from failed host function call: call", its `["contract call failed", fn, [args]]`, the callee's
+ * `[Failed Diagnostic Event (not emitted)]` error, and the caller's `fn_call` of the callee.
+ */
+export const calleeContractError = (callerId: string, calleeId: string, fn: string, args: ReadonlyArray<xdr.ScVal>, code: number): HostError => {
+  const error = `Error(Contract, #${code})`
+  const shown = args.map(displayScVal)
+  return new HostError(error, [
+    diagnosticEvent(callerId, ["fn_call", calleeId, fn], shown.length === 1 ? shown[0]! : `[${shown.join(", ")}]`),
+    `[Failed Diagnostic Event (not emitted)] ${errorEvent(calleeId, error, "failing with contract error", [String(code)]).slice("[Diagnostic Event] ".length)}`,
+    errorEvent(callerId, error, "contract call failed", [fn, `[${shown.join(", ")}]`]),
+    errorEvent(callerId, error, "escalating error to VM trap from failed host function call: call")
+  ])
+}
+
 /** A function the contract does not export (soroban-env-host/src/vm.rs, `metered_func_call`). */
 export const missingFunction = (contractId: string, fn: string): HostError =>
   new HostError("Error(WasmVm, MissingValue)", [
