@@ -3,7 +3,7 @@ import { sourceAuthorization, transferData } from "../test/support/ConfidentialD
 
 /**
  * A `confidential_transfer(from, to, data)` signed by the employer's wallet, as its client builds it: `data` is a
- * real-size `TransferData` (a 15 KB stand-in proof) and the operation carries the source account's authorization
+ * real-size `TransferData` (a 14,592-byte stand-in proof, the real size) and the operation carries the source account's authorization
  * entry simulation would record, so the envelope is about 32 KB of XDR, like a real one.
  */
 export const signedTransfer = (options: {

@@ -24,8 +24,9 @@ const tooLarge = (route: string) =>
   errorResponse(
     413,
     route === BATCH_RUN_ROUTE
-      ? `request body over ${MAX_BODY_BYTES / 1024} KiB: a batch run holds 6 real confidential transfers (about 43,000 ` +
-        "characters of base64 each, the ~15 KB proof travelling twice with the source's authorization entry); split " +
+      ? `request body over ${MAX_BODY_BYTES / 1024} KiB: a batch run holds 6 real confidential transfers (about 42,000 ` +
+        "characters of base64 each, the 14,592-byte proof travelling twice with the source's authorization entry; 5 " +
+        "with the 16,224-byte zero-knowledge proof); split " +
         "the transfers into several jobs (the typed client's runPayroll does)"
       : `request body over ${MAX_BODY_BYTES / 1024} KiB`
   ).pipe(HttpServerResponse.setHeader("connection", "close"))

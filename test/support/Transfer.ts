@@ -31,7 +31,7 @@ export interface InnerOptions {
 
 /**
  * A `confidential_transfer(from, to, data)` call signed by the employer's wallet, as its client builds it: `data`
- * is a real-size `TransferData` (a 15,000-byte stand-in proof), so the envelope is about 16 KB of XDR.
+ * is a real-size `TransferData` (a 14,592-byte stand-in proof), so the envelope is about 31 KB of XDR.
  */
 export const innerTransfer = (app: Pick<TestAppShape, "rpc">, wallet: Keypair, options: InnerOptions = {}) => {
   const sequence = options.sequence ?? app.rpc.account(wallet.publicKey())?.sequence ?? 0n
