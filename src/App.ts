@@ -22,7 +22,8 @@ import { ApiKeyRepo } from "./Auth/ApiKeyRepo.ts"
 import { ApiKeys, isApiKey } from "./Auth/ApiKeys.ts"
 import { KeyOwners } from "./Auth/KeyOwners.ts"
 import { Privy } from "./Auth/Privy.ts"
-import { AuthenticationLive, SignInRateLimitLive } from "./Auth/SecurityLive.ts"
+import { AuthenticationLive, ChallengeRateLimitLive, SignInRateLimitLive } from "./Auth/SecurityLive.ts"
+import { ChallengeLimiter } from "./Auth/ChallengeLimiter.ts"
 import { ChallengeRepo } from "./Auth/ChallengeRepo.ts"
 import { RateLimiter } from "./Auth/RateLimiter.ts"
 import { Sep10 } from "./Auth/Sep10.ts"
@@ -156,6 +157,7 @@ export const servicesOn = (external: External) => {
     BatchRepo.Default,
     FaucetRepo.Default,
     RateLimiter.Default,
+    ChallengeLimiter.Default,
     IdempotencyRepo.Default,
     Outbox.Default,
     AuditTrail.Default,
@@ -200,6 +202,7 @@ export const servicesOn = (external: External) => {
     ReconcilerLive,
     AuthenticationLive,
     SignInRateLimitLive,
+    ChallengeRateLimitLive,
     HousekeepingLive,
     IdleMemoryLive,
     ArchiveLive,

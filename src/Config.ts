@@ -28,6 +28,26 @@ const httpUrl = (name: string, example: string) =>
 
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i
 
+/**
+ * A name ending in a number (`256.1.1.1`, `foo.123`, `example.0x1`) is no host name (RFC 3696 §2): URL parsers read it
+ * as an IPv4 address, and the default PUBLIC_URL could not be built from it.
+ */
+const NUMERIC_LAST_LABEL = /(^|\.)(\d+|0x[0-9a-f]*)\.?$/i
+
+const isHost = (host: string) => isIP(host) !== 0 || (HOSTNAME.test(host) && !NUMERIC_LAST_LABEL.test(host))
+
+/** SEP-10 puts `<HOME_DOMAIN> auth` and WEB_AUTH_DOMAIN in manage_data entries, whose keys and values hold 64 bytes. */
+const MANAGE_DATA_BYTES = 64
+
+const tooLong = (name: string, value: string, max: number, derived: boolean) =>
+  Buffer.byteLength(value) <= max ? [] : [
+    ConfigError.InvalidData(
+      [name],
+      `${name} ${derived ? `(the host of PUBLIC_URL, ${value}) ` : ""}is over ${max} bytes: SEP-10 challenges carry it in a ` +
+        `manage_data entry of at most ${MANAGE_DATA_BYTES} bytes${derived ? `; set ${name} to a shorter domain` : ""}`
+    )
+  ]
+
 /** The session JWT issuer and stellar.toml's URLs derive from PUBLIC_URL: the port must not slip into them. */
 const PUBLIC_URL_REQUIRED = "PUBLIC_URL is required when NODE_ENV=production: the session JWT issuer and the URLs in " +
   "stellar.toml derive from it, and without it they name http://HOST:PORT, so a restart on another port (or host) " +
@@ -50,8 +70,8 @@ export const ServerConfig = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
   host: Config.string("HOST").pipe(
     Config.validate({
-      message: "HOST is not an IP address or a host name (such as 127.0.0.1, :: or localhost)",
-      validation: (host) => isIP(host) !== 0 || HOSTNAME.test(host)
+      message: "HOST is not an IP address or a host name (such as 127.0.0.1, :: or localhost; a name does not end in a number)",
+      validation: isHost
     }),
     Config.withDefault("127.0.0.1")
   ),
@@ -59,18 +79,29 @@ export const ServerConfig = Config.all({
   homeDomain: optionalString("HOME_DOMAIN"),
   webAuthDomain: optionalString("WEB_AUTH_DOMAIN")
 }).pipe(
-  Config.map((c) => {
+  // Each derived value is checked too, so that a start never fails later on a setting it did not name.
+  Config.mapOrFail((c) => {
     const listening = `http://${isIP(c.host) === 6 ? `[${c.host}]` : c.host}:${c.port}`
-    const publicUrl = new URL(Option.getOrElse(c.publicUrl.url, () => listening))
-    const base = publicUrl.toString().replace(/\/$/, "")
-    return {
+    const text = Option.getOrElse(c.publicUrl.url, () => listening)
+    if (!URL.canParse(text)) {
+      return Either.left(ConfigError.InvalidData(["HOST"], `HOST ${c.host} does not make a URL for the default PUBLIC_URL (${text})`))
+    }
+    const publicUrl = new URL(text)
+    const homeDomain = Option.getOrElse(c.homeDomain, () => publicUrl.host)
+    const webAuthDomain = Option.getOrElse(c.webAuthDomain, () => publicUrl.hostname)
+    const refused = [
+      ...tooLong("HOME_DOMAIN", homeDomain, MANAGE_DATA_BYTES - " auth".length, Option.isNone(c.homeDomain)),
+      ...tooLong("WEB_AUTH_DOMAIN", webAuthDomain, MANAGE_DATA_BYTES, Option.isNone(c.webAuthDomain))
+    ]
+    if (refused.length > 0) return Either.left(refused.reduce((all, e) => ConfigError.And(all, e)))
+    return Either.right({
       port: c.port,
       host: c.host,
       production: c.publicUrl.production,
-      publicUrl: base,
-      homeDomain: Option.getOrElse(c.homeDomain, () => publicUrl.host),
-      webAuthDomain: Option.getOrElse(c.webAuthDomain, () => publicUrl.hostname)
-    }
+      publicUrl: publicUrl.toString().replace(/\/$/, ""),
+      homeDomain,
+      webAuthDomain
+    })
   })
 )
 export type ServerConfig = Config.Config.Success<typeof ServerConfig>
@@ -115,6 +146,18 @@ export const AuthLimitsConfig = Config.all({
       validation: (bits) => bits >= 1 && bits <= 128
     }),
     Config.withDefault(64)
+  )
+})
+
+/** SEP-10 challenges per client per window: signing costs CPU, so a client cannot ask for them without end. */
+export const ChallengeLimitsConfig = Config.all({
+  requests: Config.integer("CHALLENGE_RATE_LIMIT").pipe(
+    Config.validate({ message: "CHALLENGE_RATE_LIMIT must be a positive integer (challenges per client per window)", validation: (n) => n >= 1 }),
+    Config.withDefault(300)
+  ),
+  window: Config.duration("CHALLENGE_RATE_WINDOW").pipe(
+    Config.validate({ message: "CHALLENGE_RATE_WINDOW must be a positive duration (such as 1 minute)", validation: (d) => Duration.toMillis(d) > 0 }),
+    Config.withDefault(Duration.minutes(1))
   )
 })
 
@@ -252,6 +295,7 @@ export const AllConfig = Config.all([
   SecretsConfig,
   PrivyConfig,
   AuthLimitsConfig,
+  ChallengeLimitsConfig,
   SponsorConfig,
   SubmissionConfig,
   OperationsConfig,

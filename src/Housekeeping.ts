@@ -27,7 +27,8 @@ export interface Pruned {
 }
 
 /**
- * Deletes what no rule reads any more: expired SEP-10 challenges, quota reservations and faucet grants outside
+ * Deletes what no rule reads any more: the nonces of verified SEP-10 challenges once no instance would accept their
+ * challenge any more, quota reservations and faucet grants outside
  * their windows, batch-run jobs (with their results) finished more than RETENTION ago, and submissions final for
  * more than RETENTION (and the quota window, which counts them), Idempotency-Keys past their 24 hours, webhook
  * deliveries delivered or failed more than RETENTION ago and then the events no delivery refers to. Small batches with SKIP LOCKED: short

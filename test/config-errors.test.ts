@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type Config, ConfigProvider, Effect, Option, Redacted } from "effect"
-import { AllConfig, AuthLimitsConfig, DatabaseConfig, ServerConfig } from "../src/Config.ts"
+import { type Config, ConfigProvider, Duration, Effect, Option, Redacted } from "effect"
+import fc from "fast-check"
+import { AllConfig, AuthLimitsConfig, ChallengeLimitsConfig, DatabaseConfig, ServerConfig } from "../src/Config.ts"
 
 const under = (settings: Readonly<Record<string, string>>) => <A>(config: Config.Config<A>) =>
   Effect.withConfigProvider(config, ConfigProvider.fromMap(new Map(Object.entries(settings))))
@@ -54,6 +55,63 @@ describe("settings refused at start", () => {
       expect((yield* under({ HOST: "::1", PORT: "8080" })(ServerConfig)).publicUrl).toBe("http://[::1]:8080")
       for (const host of ["", "not a host!", "http://localhost", "-bad.example"]) {
         expect(yield* refusal(ServerConfig, { HOST: host }), host).toContain("HOST is not an IP address or a host name")
+      }
+    }))
+
+  it.effect("HOST=256.1.1.1 and other names ending in a number are refused as HOST, not as `Invalid URL`", () =>
+    Effect.gen(function*() {
+      for (const host of ["256.1.1.1", "1.2.3.4.5", "1.2.3", "999", "foo.123", "example.0x1", "09.1.1.1", "app.example.1."]) {
+        const said = yield* refusal(AllConfig, { HOST: host })
+        expect(said, host).toContain("HOST is not an IP address or a host name")
+        expect(said, host).not.toMatch(/Invalid URL/)
+      }
+      for (const host of ["foo.1a", "a.b.c.d.e", "1host.example", "10.0.0.1", "::ffff:10.0.0.1"]) {
+        expect((yield* under({ HOST: host })(ServerConfig)).host).toBe(host)
+      }
+      // An IPv6 address with a zone is an address, yet no URL can hold it: the default PUBLIC_URL names HOST.
+      expect(yield* refusal(ServerConfig, { HOST: "fe80::1%eth0" })).toContain("HOST fe80::1%eth0 does not make a URL for the default PUBLIC_URL")
+      expect((yield* under({ HOST: "fe80::1%eth0", PUBLIC_URL: "https://payroll.example.com" })(ServerConfig)).host).toBe("fe80::1%eth0")
+    }))
+
+  it.effect("any HOST either starts with a default PUBLIC_URL or is refused naming HOST", () =>
+    Effect.gen(function*() {
+      const hostile = fc.oneof(
+        fc.string({ maxLength: 30 }),
+        fc.array(fc.oneof(fc.nat({ max: 999 }).map(String), fc.stringMatching(/^[a-z0-9-]{1,8}$/), fc.constant("0x1f")), { minLength: 1, maxLength: 6 })
+          .map((labels) => labels.join(".")),
+        fc.ipV4().map((ip) => ip.replace(/\d+$/, (n) => String(Number(n) + 256))),
+        fc.ipV6()
+      )
+      for (const host of fc.sample(hostile, { numRuns: 300, seed: 23 })) {
+        const read = yield* Effect.either(under({ HOST: host })(ServerConfig))
+        if (read._tag === "Right") expect(new URL(read.right.publicUrl).port, host).toBe("3000")
+        else expect(String(read.left), host).toMatch(/HOST/)
+      }
+    }))
+
+  it.effect("HOME_DOMAIN and WEB_AUTH_DOMAIN fit SEP-10's manage_data entries, also as PUBLIC_URL's host", () =>
+    Effect.gen(function*() {
+      const long = `${"a".repeat(56)}.example` // 64 bytes: a web_auth_domain, not a home domain
+      expect(yield* refusal(ServerConfig, { HOME_DOMAIN: long })).toContain("HOME_DOMAIN is over 59 bytes")
+      expect(yield* refusal(ServerConfig, { WEB_AUTH_DOMAIN: `${long}.com` })).toContain("WEB_AUTH_DOMAIN is over 64 bytes")
+      const derived = yield* refusal(ServerConfig, { PUBLIC_URL: `https://${long}` })
+      expect(derived).toContain(`HOME_DOMAIN (the host of PUBLIC_URL, ${long}) is over 59 bytes`)
+      expect(derived).toContain("set HOME_DOMAIN to a shorter domain")
+      const fits = yield* under({ PUBLIC_URL: `https://${long}`, HOME_DOMAIN: "payroll.example.com" })(ServerConfig)
+      expect(fits).toMatchObject({ homeDomain: "payroll.example.com", webAuthDomain: long })
+    }))
+
+  it.effect("CHALLENGE_RATE_LIMIT / CHALLENGE_RATE_WINDOW: 300 a minute by default, both positive", () =>
+    Effect.gen(function*() {
+      const read = yield* under({})(ChallengeLimitsConfig)
+      expect(read.requests).toBe(300)
+      expect(Duration.toMillis(read.window)).toBe(60_000)
+      expect((yield* under({ CHALLENGE_RATE_LIMIT: "5", CHALLENGE_RATE_WINDOW: "10 seconds" })(ChallengeLimitsConfig)).requests).toBe(5)
+      for (const limit of ["0", "-1", "many", "1.5"]) {
+        expect(yield* refusal(AllConfig, { CHALLENGE_RATE_LIMIT: limit }), limit).toContain("CHALLENGE_RATE_LIMIT")
+      }
+      for (const window of ["0 seconds", "soon"]) {
+        expect(yield* refusal(AllConfig, { CHALLENGE_RATE_WINDOW: window }), window).toContain("CHALLENGE_RATE_WINDOW")
       }
     }))
 

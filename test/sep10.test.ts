@@ -230,7 +230,7 @@ layer(TestAppLive())("SEP-10 sign-in", (it) => {
 })
 
 layer(TestAppLive({ AUTH_RATE_LIMIT: "3", AUTH_RATE_WINDOW: "1 minute" }))("sign-in rate limit", (it) => {
-  it.effect("the fourth token request in a window from one address is 429; challenges are never limited", () =>
+  it.effect("the fourth token request in a window from one address is 429; challenges do not count", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
       const wallet = Keypair.random()

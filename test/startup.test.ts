@@ -193,6 +193,18 @@ describe("start-up", () => {
       expect(output).not.toMatch(/Invalid URL|ENOTFOUND|not a url/)
     }), 60_000)
 
+  it.live("HOST=256.1.1.1, which only the default PUBLIC_URL trips on, stops the start naming HOST, not `Invalid URL`", () =>
+    Effect.gen(function*() {
+      // A DATABASE_URL nothing listens on: the settings are refused before any connection, and no cluster is started.
+      const { code, lines, output } = yield* runToExit({ LOG_FORMAT: "json", HOST: "256.1.1.1", DATABASE_URL: "postgres://127.0.0.1:1/none" })
+      expect(code).toBe(1)
+      expect(lines, output).toHaveLength(1)
+      const record = JSON.parse(lines[0]!)
+      expect(record.level).toBe("fatal")
+      expect(record.message).toMatch(/^cannot start: HOST is not an IP address or a host name/)
+      expect(output).not.toMatch(/Invalid URL|TypeError/)
+    }), 60_000)
+
   it.live("a PORT already in use is said so, and the process exits", () =>
     Effect.gen(function*() {
       const rpc = yield* loopbackRpc(1000)

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { documented } from "../Domain/Documented.ts"
 import { InvalidRequest, NotImplemented, Unauthorized, UpstreamUnavailable } from "../Domain/Errors.ts"
 import { SessionToken } from "../Domain/Session.ts"
-import { SignInRateLimit } from "./Security.ts"
+import { ChallengeRateLimit, SignInRateLimit } from "./Security.ts"
 
 export const ChallengeParams = Schema.Struct({
   account: Schema.propertySignature(Schema.String).annotations({
@@ -84,10 +84,17 @@ const RATE_LIMITED = "429 when this client has made more than `AUTH_RATE_LIMIT` 
 const ANY_ORIGIN = "Every answer, errors included, carries `Access-Control-Allow-Origin: *` whatever `CORS_ORIGINS` " +
   "says, and preflights (`OPTIONS`) are answered, as SEP-10 requires of its endpoints."
 
-const CHALLENGE = "Public: no session; not rate-limited. 400 when `account` is not a Stellar account address (G...), " +
-  `\`home_domain\` is not this service's, or a memo is given. ${ANY_ORIGIN}`
+const CHALLENGE_LIMITED = "429 when this client has asked for more than `CHALLENGE_RATE_LIMIT` challenges (at " +
+  "`GET /auth/sep10/challenge` and `GET /auth` together) in `CHALLENGE_RATE_WINDOW` (300 a minute by default, counted " +
+  "across the deployment, apart from the sign-in limit), with `Retry-After`; every answer carries `RateLimit-Policy` " +
+  "and `RateLimit`."
 
-const VERIFY = "Public: no session. Checks that the challenge is this service's, unexpired and unused, and that it is " +
+const CHALLENGE = "Public: no session. Stateless: the challenge carries its nonce and expiry under the service's " +
+  "signature, and nothing is stored until it is verified. 400 when `account` is not a Stellar account address " +
+  `(G...), \`home_domain\` is not this service's, or a memo is given. ${CHALLENGE_LIMITED} ${ANY_ORIGIN}`
+
+const VERIFY = "Public: no session. Checks that the challenge is this service's (signed by `SIGNING_KEY`), unexpired " +
+  "and unused (its nonce is recorded here once, across every instance), and that it is " +
   "signed by the account: by signers of weight above 0 that reach its medium threshold, read through Stellar RPC (an " +
   "account not on the ledger signs with its own key). Answers a session token valid for one hour. 400 when the " +
   "challenge fails any check (unsigned, signed by a stranger, extra signatures, below the threshold, expired or already " +
@@ -122,6 +129,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .setUrlParams(ChallengeParams)
       .addSuccess(Challenge)
       .addError(InvalidRequest)
+      .middleware(ChallengeRateLimit)
       .annotate(OpenApi.Summary, "Get a SEP-10 challenge")
       .annotate(
         OpenApi.Description,
@@ -144,6 +152,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .setUrlParams(ChallengeParams)
       .addSuccess(Challenge)
       .addError(InvalidRequest)
+      .middleware(ChallengeRateLimit)
       .annotate(OpenApi.Summary, "Get a SEP-10 challenge (WEB_AUTH_ENDPOINT)")
       .annotate(
         OpenApi.Description,
@@ -205,6 +214,6 @@ export class AuthApi extends HttpApiGroup.make("auth")
     OpenApi.Description,
     "Signing in: with a Stellar wallet (SEP-10: get a challenge, sign it, send it back) or with email through Privy. " +
       "Each answers a session token to send as `Authorization: Bearer <token>`. The token steps are rate-limited " +
-      "per client address; stellar.toml and the SEP-10 challenge are not."
+      "per client address, and the SEP-10 challenges have a limit of their own; stellar.toml is not limited."
   )
 {}

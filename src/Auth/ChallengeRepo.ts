@@ -4,41 +4,56 @@ import { deleteSome } from "../Sql/DeleteSome.ts"
 import { orUnavailable } from "../Sql/Errors.ts"
 import * as Spans from "../Observability/Spans.ts"
 
-const Consumed = Schema.Struct({ nonce: Schema.String })
+const Used = Schema.Struct({ nonce: Schema.String, keepUntil: Schema.DateFromSelf })
 
-/** Issued SEP-10 nonces; a nonce is consumed at most once, across every service instance. */
+/** The migration that made challenges stateless: before it, a used challenge's row was deleted, not kept. */
+const STATELESS_MIGRATION = 21
+
+/**
+ * The nonces of verified SEP-10 challenges. Issuing a challenge writes nothing (it carries its nonce and expiry, under
+ * the service's signature); a verification inserts the nonce once, and the unique key refuses it to every other
+ * verification on any instance until it is pruned.
+ */
 export class ChallengeRepo extends Effect.Service<ChallengeRepo>()("Auth/ChallengeRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const store = (nonce: string, account: string, expiresAt: Date) =>
-      sql`INSERT INTO sep10_challenges ${sql.insert({ nonce, account, expiresAt })}`.pipe(
-        Effect.asVoid,
-        orUnavailable,
-        Spans.withSpan("ChallengeRepo.store")
-      )
+    const migratedAt = SqlSchema.findOne({
+      Request: Schema.Number,
+      Result: Schema.Struct({ at: Schema.DateFromSelf }),
+      execute: (id) => sql`SELECT created_at AS at FROM effect_sql_migrations WHERE migration_id = ${id}`
+    })
+    /**
+     * The first second whose challenges are known here once used (epoch seconds). A challenge issued earlier by the
+     * previous version may have been used with no trace left, so it is refused: only for its 5 minutes after the upgrade.
+     */
+    const statelessSince = yield* migratedAt(STATELESS_MIGRATION).pipe(
+      Effect.map(Option.match({ onNone: () => 0, onSome: ({ at }) => Math.floor(at.getTime() / 1000) })),
+      Effect.orDie
+    )
 
-    const deleteLive = SqlSchema.findOne({
-      Request: Schema.Struct({ nonce: Schema.String, account: Schema.String, now: Schema.DateFromSelf }),
-      Result: Consumed,
-      execute: ({ nonce, account, now }) =>
+    const insertOnce = SqlSchema.findOne({
+      Request: Used,
+      Result: Schema.Struct({ nonce: Schema.String }),
+      execute: ({ nonce, keepUntil }) =>
         sql`
-            DELETE FROM sep10_challenges
-            WHERE nonce = ${nonce} AND account = ${account} AND expires_at > ${now}
+            INSERT INTO sep10_used_nonces (nonce, expires_at) VALUES (${nonce}, ${keepUntil})
+            ON CONFLICT (nonce) DO NOTHING
             RETURNING nonce`
     })
-    /** True when this call consumed a live challenge; false when it was unknown, used or expired. */
-    const consume = (nonce: string, account: string, now: Date) =>
-      deleteLive({ nonce, account, now }).pipe(
-        Effect.map(Option.isSome),
-        orUnavailable,
-        Spans.withSpan("ChallengeRepo.consume")
+    /**
+     * True when this call used the nonce; false when a verification already did. It is kept until `keepUntil`, which
+     * must be past the last moment any instance could still accept its challenge.
+     */
+    const consume = (nonce: string, keepUntil: Date) =>
+      insertOnce({ nonce, keepUntil }).pipe(Effect.map(Option.isSome), orUnavailable, Spans.withSpan("ChallengeRepo.consume"))
+
+    /** Deletes up to `limit` used nonces kept until before `now`: their challenges no longer verify anyway. */
+    const pruneExpired = (now: Date, limit: number) =>
+      deleteSome(sql, { table: "sep10_used_nonces", key: "nonce", where: sql`expires_at < ${now}`, limit }).pipe(
+        Spans.withSpan("ChallengeRepo.pruneExpired")
       )
 
-    /** Deletes up to `limit` challenges that expired before `now` (used ones are deleted when consumed). */
-    const pruneExpired = (now: Date, limit: number) =>
-      deleteSome(sql, { table: "sep10_challenges", key: "nonce", where: sql`expires_at < ${now}`, limit }).pipe(Spans.withSpan("ChallengeRepo.pruneExpired"))
-
-    return { store, consume, pruneExpired } as const
+    return { consume, pruneExpired, statelessSince } as const
   })
 }) {}

@@ -8,7 +8,8 @@ export type { Verdict } from "../Sql/RateWindow.ts"
 
 /**
  * A fixed-window counter per key, kept in PostgreSQL so that every instance counts against one limit. A window opens
- * at a key's first request and lasts AUTH_RATE_WINDOW; times come from the service's clock.
+ * at a key's first request and lasts AUTH_RATE_WINDOW; times come from the service's clock. Its sweep deletes the
+ * ended windows of every limit in `rate_limits` (the challenges' and the archive's too).
  */
 export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter", {
   scoped: Effect.gen(function*() {

@@ -34,3 +34,8 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Aut
 export class SignInRateLimit extends HttpApiMiddleware.Tag<SignInRateLimit>()("Auth/SignInRateLimit", {
   failure: RateLimited
 }) {}
+
+/** Per client address limit on the SEP-10 challenges, counted across every instance (429 with Retry-After). */
+export class ChallengeRateLimit extends HttpApiMiddleware.Tag<ChallengeRateLimit>()("Auth/ChallengeRateLimit", {
+  failure: RateLimited
+}) {}

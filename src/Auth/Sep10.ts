@@ -7,10 +7,17 @@ import { type AccountSigners, RpcClient } from "../Stellar/RpcClient.ts"
 import { Challenge } from "./Api.ts"
 import { ChallengeRepo } from "./ChallengeRepo.ts"
 import { OperationalKeys } from "./Keys.ts"
+import { nativeSigner } from "./NativeSigner.ts"
 import { SessionVerifier } from "./SessionVerifier.ts"
 import * as Spans from "../Observability/Spans.ts"
 
 export const CHALLENGE_TTL_SECONDS = 300
+
+/**
+ * How long past its challenge's expiry a used nonce is kept: another instance whose clock is behind this one's may
+ * still accept the challenge for that long, and must still find the nonce used.
+ */
+export const CLOCK_SKEW_SECONDS = 300
 
 /** Every failed verification is 400, as SEP-10 clients and SDF's conformance suite expect; 401 is for sessions. */
 const invalid = (error: string) => new InvalidRequest({ error })
@@ -34,6 +41,7 @@ export class Sep10 extends Effect.Service<Sep10>()("Auth/Sep10", {
     const rpc = yield* RpcClient
     const sessions = yield* SessionVerifier
     const server = keys.sep10.publicKey()
+    const signChallenge = nativeSigner(keys.sep10)
 
     const challenge = Spans.fn("Sep10.challenge")(function*(
       params: { readonly account: string; readonly home_domain?: string | undefined; readonly memo?: string | undefined }
@@ -55,8 +63,7 @@ export class Sep10 extends Effect.Service<Sep10>()("Auth/Sep10", {
         .addOperation(Operation.manageData({ name: `${homeDomain} auth`, value: nonce, source: params.account }))
         .addOperation(Operation.manageData({ name: "web_auth_domain", value: webAuthDomain, source: server }))
         .build()
-      tx.sign(keys.sep10)
-      yield* challenges.store(nonce, params.account, new Date((now + CHALLENGE_TTL_SECONDS) * 1000))
+      signChallenge(tx)
       return new Challenge({ transaction: tx.toXDR(), network_passphrase: networkPassphrase })
     })
 
@@ -91,20 +98,26 @@ export class Sep10 extends Effect.Service<Sep10>()("Auth/Sep10", {
         })
       })
 
+    /**
+     * `read` checks the service's signature, so the nonce and the time bounds are the ones this service issued: the
+     * challenge itself is the record of its issue, and only its use is written down.
+     */
     const verify = Spans.fn("Sep10.verify")(function*(transaction: string) {
       const { tx, clientAccountID } = yield* read(transaction)
       if (!StrKey.isValidEd25519PublicKey(clientAccountID)) return yield* invalid("invalid challenge: muxed accounts are not supported")
-      const nowMs = yield* Clock.currentTimeMillis
-      const now = Math.floor(nowMs / 1000)
+      const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
       const bounds = tx.timeBounds
       if (bounds === undefined || Number(bounds.maxTime) < now || Number(bounds.minTime) > now + 5) {
         return yield* invalid("challenge expired")
       }
+      if (Number(bounds.minTime) < challenges.statelessSince) {
+        return yield* invalid("challenge issued before the service's upgrade: ask for a new one")
+      }
       const nonceOp = tx.operations[0]
       const nonce = nonceOp?.type === "manageData" && nonceOp.value ? Buffer.from(nonceOp.value).toString() : ""
       yield* verifySignatures(transaction, clientAccountID)
-      const consumed = yield* challenges.consume(nonce, clientAccountID, new Date(nowMs))
-      if (!consumed) return yield* invalid("challenge already used, unknown or expired")
+      const consumed = yield* challenges.consume(nonce, new Date((Number(bounds.maxTime) + CLOCK_SKEW_SECONDS) * 1000))
+      if (!consumed) return yield* invalid("challenge already used")
       yield* Effect.annotateCurrentSpan("account", clientAccountID)
       return yield* sessions.issue(clientAccountID, "sep10")
     })

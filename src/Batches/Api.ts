@@ -7,12 +7,12 @@ import {
   BatchJob,
   BatchPage,
   BatchRun,
-  ContractorPayout,
+  ContractorPayoutPage,
   CreateBatch,
-  exampleContractorPayout,
   examplePayout,
   JobAccepted,
   ListBatchesParams,
+  ListContractorPayoutsParams,
   ListPayoutsParams,
   Payout,
   PayoutPage,
@@ -238,19 +238,16 @@ export class BatchRunsApi extends HttpApiGroup.make("batchRuns")
 export class ContractorPortalApi extends HttpApiGroup.make("contractorPortal")
   .add(
     HttpApiEndpoint.get("payouts", "/contractor/payouts")
-      .addSuccess(
-        Schema.Array(ContractorPayout).annotations({
-          description: "The contractor's payouts, newest first",
-          examples: [[exampleContractorPayout]]
-        })
-      )
+      .setUrlParams(ListContractorPayoutsParams)
+      .addSuccess(ContractorPayoutPage)
       .annotate(OpenApi.Summary, "My payouts (contractor)")
       .annotate(
         OpenApi.Description,
         "The signed-in contractor's own payouts across every organization that pays them (by the wallet address or " +
-          "the account linked when they accepted an invite), newest first, at most 500, draft batches left out. The " +
-          "amounts are in the transfers, encrypted: decrypt them with your own keys. Needs a session (any sign-in " +
-          "method); an empty list for someone who is no contractor."
+          "the account linked when they accepted an invite), newest first, draft batches left out, a page at a time " +
+          "(`limit`, default 50; pass `nextCursor` as `cursor` for the next page). The amounts are in the transfers, " +
+          "encrypted: decrypt them with your own keys. Needs a session (any sign-in method); an empty page for " +
+          "someone who is no contractor. 400 for a `limit` outside 1 to 100 or a `cursor` this service did not hand out."
       )
   )
   .middleware(Authentication)

@@ -230,21 +230,38 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
     const inBatch = (batchId: BatchId, ids: ReadonlyArray<ContractorId>) => members({ batchId, ids }).pipe(typed)
 
     const contractorPayouts = SqlSchema.findAll({
-      Request: Schema.String,
+      Request: Schema.Struct({
+        sub: Schema.String,
+        limit: Schema.Int,
+        after: Schema.NullOr(Schema.Struct({ createdAt: Schema.DateFromSelf, id: Schema.String }))
+      }),
       Result: ContractorPayoutFromRow,
-      execute: (sub) =>
+      execute: ({ after, limit, sub }) =>
         sql`
             SELECT p.id, o.name AS company, b.name AS batch_name, p.status, p.hash, p.created_at, p.updated_at
             FROM payouts p
               JOIN contractors c ON c.id = p.contractor_id
               JOIN batches b ON b.id = p.batch_id
               JOIN orgs o ON o.id = p.org_id
-            WHERE (c.user_sub = ${sub} OR c.address = ${sub}) AND b.status <> 'draft'
+            WHERE ${
+          sql.and([
+            sql`(c.user_sub = ${sub} OR c.address = ${sub})`,
+            sql`b.status <> 'draft'`,
+            ...(after === null ? [] : [sql`(p.created_at, p.id) < (${after.createdAt}, ${after.id})`])
+          ])
+        }
             ORDER BY p.created_at DESC, p.id DESC
-            LIMIT 500`
+            LIMIT ${limit + 1}`
     })
-    /** A signed-in contractor's own payouts, across every organization that pays them. */
-    const payoutsOf = (sub: string) => contractorPayouts(sub).pipe(orUnavailable, Spans.withSpan("BatchRepo.payoutsOf"))
+    /**
+     * One page of a signed-in contractor's own payouts across every organization that pays them, newest first
+     * (`limit + 1` rows, see keysetPages).
+     */
+    const payoutsOf = (sub: string, query: KeysetQuery) =>
+      contractorPayouts({ sub, limit: query.limit, after: Option.getOrNull(query.after) }).pipe(
+        orUnavailable,
+        Spans.withSpan("BatchRepo.payoutsOf")
+      )
 
     const findPayable = SqlSchema.findOne({
       Request: Schema.Struct({ orgId: OrgId, payoutId: Schema.String }),

@@ -63,5 +63,5 @@ export const BatchRunsHttpLive = HttpApiBuilder.group(Api, "batchRuns", (handler
 export const ContractorPortalHttpLive = HttpApiBuilder.group(Api, "contractorPortal", (handlers) =>
   Effect.gen(function*() {
     const payouts = yield* ContractorPayouts
-    return handlers.handle("payouts", () => Effect.flatMap(CurrentSession, (s) => payouts.of(s.sub)))
+    return handlers.handle("payouts", ({ urlParams }) => Effect.flatMap(CurrentSession, (s) => payouts.of(s.sub, urlParams)))
   }))

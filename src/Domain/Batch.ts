@@ -307,6 +307,21 @@ export const ContractorPayoutFromRow = fromRow(ContractorPayout, {
   updatedAt: Schema.DateTimeUtcFromDate
 })
 
+const ContractorPayoutPageFields = Page(ContractorPayout).fields
+
+export class ContractorPayoutPage extends Schema.Class<ContractorPayoutPage>("ContractorPayoutPage")(
+  ContractorPayoutPageFields,
+  documented(ContractorPayoutPageFields, {
+    description: "One page of the contractor's own payouts, newest first",
+    examples: [{
+      items: [new ContractorPayout(exampleContractorPayout)],
+      nextCursor: "WzE3OTU3MTI3NDAwMDAsIjdjMWQ4ZjNlLTI2YjQtNDk1Yi05YjBhLTVmNmU3ZDhjOWEwMSJd"
+    }]
+  })
+) {}
+
+export const ListContractorPayoutsParams = Schema.Struct(PageParams)
+
 export class JobItem extends Schema.Class<JobItem>("JobItem")({
   signedXDR: Schema.propertySignature(SignedXdr).annotations({
     description: "A signed confidential transfer, exactly as POST /transfer takes it (base64 XDR)"

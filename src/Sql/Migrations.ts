@@ -20,6 +20,7 @@ import Webhooks from "../../migrations/0016_webhooks.ts"
 import RateLimitsUnlogged from "../../migrations/0017_rate_limits_unlogged.ts"
 import PayoutsPage from "../../migrations/0018_payouts_page.ts"
 import PayrollControls from "../../migrations/0019_payroll_controls.ts"
+import Sep10UsedNonces from "../../migrations/0021_sep10_used_nonces.ts"
 import { PgLive } from "./PgLive.ts"
 
 /** Migrations are listed here so that they ship with the code; PgMigrator records which ran. */
@@ -39,7 +40,8 @@ export const MigratorLive = PgMigrator.layer({
     "0016_webhooks": Webhooks,
     "0017_rate_limits_unlogged": RateLimitsUnlogged,
     "0018_payouts_page": PayoutsPage,
-    "0019_payroll_controls": PayrollControls
+    "0019_payroll_controls": PayrollControls,
+    "0021_sep10_used_nonces": Sep10UsedNonces
   })
 }).pipe(Layer.provide(NodeContext.layer))
 

@@ -92,12 +92,13 @@ export const withDatabaseDown = (run: Run) =>
 
 /**
  * The sign-in limit, on an instance of its own with AUTH_RATE_LIMIT=5: the public operations' requests prepared,
- * the window used up through POST /auth/privy (a token step: stellar.toml and the challenges are never limited), then
- * every public operation (429 where it declares it).
+ * the window used up through POST /auth/privy (a token step: stellar.toml and the challenges do not count), the
+ * challenges' own limit (CHALLENGE_RATE_LIMIT=5) and the archive's used up likewise, then every public operation (429
+ * where it declares it).
  */
 export const pastTheRateLimit = (run: Run) =>
   Effect.gen(function*() {
-    const limitedApp = yield* started(TestAppLive({ AUTH_RATE_LIMIT: "5", ARCHIVE_RATE_LIMIT: "5", ...privyConfig }))
+    const limitedApp = yield* started(TestAppLive({ AUTH_RATE_LIMIT: "5", ARCHIVE_RATE_LIMIT: "5", CHALLENGE_RATE_LIMIT: "5", ...privyConfig }))
     const fx = conformanceFixtures(limitedApp)
     const publicOperations = run.document.operations.filter((o) => o.security.length === 0)
     const requests = yield* Effect.forEach(publicOperations, (o) => Effect.map(validOf(run, o, "valid request past the limit", fx), (v) => [o, v] as const))
@@ -117,6 +118,15 @@ export const pastTheRateLimit = (run: Run) =>
       archiveLimited = answer._tag === "Answered" && answer.status === 429
     }
     if (statusStep !== undefined && !archiveLimited) run.log.setUpFailed("GET /archive/status", "rate limited", "ARCHIVE_RATE_LIMIT=5 was never reached")
+    // The SEP-10 challenges too (CHALLENGE_RATE_LIMIT, per client address), after the token steps' challenges were made.
+    const challengeStep = run.document.operations.find((o) => o.key === "GET /auth/sep10/challenge")
+    const challengeRequest = requests.find(([o]) => o.key === "GET /auth/sep10/challenge")?.[1]
+    let challengesLimited = false
+    for (let i = 0; i < 10 && challengeStep !== undefined && challengeRequest !== undefined && !challengesLimited; i++) {
+      const answer = yield* run.log.send(limitedApp, challengeStep, "rate limited", probe(challengeStep, challengeRequest, "using up the challenge limit", [200, 429]))
+      challengesLimited = answer._tag === "Answered" && answer.status === 429
+    }
+    if (challengeStep !== undefined && !challengesLimited) run.log.setUpFailed("GET /auth/sep10/challenge", "rate limited", "CHALLENGE_RATE_LIMIT=5 was never reached")
     for (const [operation, valid] of requests) {
       if (valid === undefined) continue
       const expected = operation.responses["429"] !== undefined ? 429 : valid.expect

@@ -86,7 +86,7 @@ export const validRequests: Readonly<Record<string, Recipe>> = {
   "GET /contractor/payouts": (fx) =>
     Effect.gen(function*() {
       const { wallet } = yield* fx.paidContractor()
-      return ok({ token: yield* fx.session(wallet) })
+      return ok({ token: yield* fx.session(wallet), query: { limit: "10" } })
     }),
   "GET /funding/vault": (fx) => Effect.map(fx.session(), (token) => ok({ token })),
   "POST /funding/faucet": (fx) => Effect.map(fx.session(), (token) => ok({ token, json: {} })),
