@@ -38,6 +38,7 @@ export const spawnService = (rpc: LoopbackRpc, env: Readonly<Record<string, stri
       SPONSOR_SECRET: sponsorKey.secret(),
       FAUCET_SECRET: faucetKey.secret(),
       AUTH_RATE_LIMIT: "100000",
+      CHALLENGE_RATE_LIMIT: "100000",
       ...env
     }
     let output = ""

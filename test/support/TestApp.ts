@@ -88,6 +88,7 @@ export const TestAppLive = (
         CONFIDENTIAL_TOKEN_CONTRACT: CONFIDENTIAL_TOKEN,
         PUBLIC_URL: port === 0 ? "http://payroll.test" : `http://127.0.0.1:${port}`,
         AUTH_RATE_LIMIT: "100000",
+        CHALLENGE_RATE_LIMIT: "100000",
         ...config
       }
       rpc.deployConfidentialToken(CONFIDENTIAL_TOKEN)
