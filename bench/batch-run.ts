@@ -38,8 +38,9 @@ const settings = {
   validFor: integer("BENCH_BATCH_VALID_SECONDS", 300, 1),
   memory: integer("BENCH_BATCH_MEMORY", 1, 0) > 0
 }
-// A real transfer is ~32 KB of XDR (~42.7 K characters of base64: the ~15 KB proof travels in the call's arguments
-// and again in the source account's authorization entry); a 256 KiB body holds 6 of them.
+// A real transfer is ~31 KB of XDR (~41.6 K characters of base64: the 14,592-byte proof travels in the call's
+// arguments and again in the source account's authorization entry); a 256 KiB body holds 6 of them (and 5 with a
+// 16,224-byte zero-knowledge proof, ~46 K characters each).
 if (settings.perJob > 6) throw new Error(`${settings.perJob} real-size transfers per job: a 256 KiB POST /batch body holds 6`)
 /** Each account's transfers in consecutive jobs of at most `perJob`; a continuing job waits for the one before it. */
 const chunksPerAccount = Math.ceil(settings.perAccount / settings.perJob)

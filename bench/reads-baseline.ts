@@ -11,7 +11,7 @@
 //   GET /batches?limit=N (src/Batches/Batches.ts `list`): the membership, the keyset page of batches;
 //   GET /batches/{id}/payouts?limit=N (`payouts`): the membership, the batch (BatchRepo `find`: 404 when it is not the
 //     organization's), the keyset page of its payouts;
-//   GET /batch/{jobId} (src/Batches/BatchRuns.ts `poll`): the membership, the job (JobRepo `find`), its results
+//   GET /batch/{jobId} (src/BatchRuns/BatchRuns.ts `poll`): the membership, the job (JobRepo `find`), its results
 //     (JobRepo `results`), the organization's submissions of the results' hashes (SubmissionRepo `findMany`; not run
 //     when no result has a hash), each final submission's answer in place of the recorded result (`truthOf`);
 //   GET /archive/tokens/{contractId}/accounts/{account}/events (public, src/Archive/Archive.ts `accountEvents`): the
@@ -474,7 +474,7 @@ const listPayouts = async (req: IncomingMessage): Promise<unknown> => {
   return toPage(await keysetPage<PayoutRow>("payouts", PAYOUT, [["batch_id = ?", id]], after, limit), limit, payoutJson)
 }
 
-// ---- GET /batch/{jobId} (src/Batches/BatchRuns.ts `poll`, JobRepo.ts, src/Transfers/SubmissionRepo.ts) ----
+// ---- GET /batch/{jobId} (src/BatchRuns/BatchRuns.ts `poll`, JobRepo.ts, src/Transfers/SubmissionRepo.ts) ----
 
 /** `SubmissionRepo.findMany`: the outcome's columns only. */
 const SUBMISSION = "inner_hash, outer_hash, state, result_code"
@@ -494,7 +494,7 @@ interface SubmissionRow {
   readonly result_code: string | null
 }
 
-/** src/Transfers/Settle.ts `answerFor` as src/Batches/ItemResult.ts records it: what POST /transfer answers for it. */
+/** src/Transfers/Settle.ts `answerFor` as src/BatchRuns/ItemResult.ts records it: what POST /transfer answers for it. */
 const answerFor = (i: number, row: SubmissionRow): ResultRow => {
   switch (row.state) {
     case "success":

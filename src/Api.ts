@@ -15,7 +15,9 @@ import {
   ServiceUnavailable,
   UnsupportedMediaType
 } from "./Domain/Errors.ts"
-import { BatchesApi, BatchRunsApi, ContractorPortalApi } from "./Batches/Api.ts"
+import { BatchesApi } from "./Batches/Api.ts"
+import { BatchRunsApi } from "./BatchRuns/Api.ts"
+import { ContractorPortalApi } from "./ContractorPortal/Api.ts"
 import { FundingApi } from "./Funding/Api.ts"
 import { HealthApi } from "./Health/Api.ts"
 import { documentIdempotencyKey, IdempotencyKeyReused } from "./Http/Idempotency/IdempotencyKey.ts"

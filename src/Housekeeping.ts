@@ -1,7 +1,7 @@
 import { Clock, Duration, Effect, Layer } from "effect"
 import type { SqlError } from "@effect/sql/SqlError"
 import { ChallengeRepo } from "./Auth/ChallengeRepo.ts"
-import { JobRepo } from "./Batches/JobRepo.ts"
+import { JobRepo } from "./BatchRuns/JobRepo.ts"
 import { OperationsConfig, SponsorConfig } from "./Config.ts"
 import { FAUCET_GRANT_WINDOW, FaucetRepo } from "./Funding/FaucetRepo.ts"
 import { Drain } from "./Http/Drain.ts"

@@ -112,6 +112,7 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 0 }), { timeout: 60_000, excludeTest
       const last = history(app.rpc, a, b, c)
       const status = yield* ingestedThrough(app, last)
       expect(status.latestLedger).toBeGreaterThanOrEqual(last)
+      expect(status.gaps).toEqual([])
       expect(status.lagSeconds).toBeGreaterThanOrEqual(0)
 
       const mine = app.rpc.events.filter((e) => e.ledger >= first && e.ledger <= last)
@@ -130,20 +131,26 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 0 }), { timeout: 60_000, excludeTest
       const transfers = yield* allPages(app, `${base}/accounts/${a}/events`, { fromLedger: String(first), types: "transfer,withdraw" })
       expect(transfers.events.map((e) => e.type)).toEqual(["transfer", "transfer", "withdraw"])
 
-      // a's latest checkpoint: its withdraw (the transfer it received after its own is no checkpoint of it)
+      // a's latest checkpoint: its withdraw (the transfer it received after its own is no checkpoint of it); a never
+      // merged, so its replay starts after its register
       const checkpoint = yield* get(app, `${base}/accounts/${a}/checkpoint?atLedger=${last}`)
       expect(checkpoint.status).toBe(200)
       expect(checkpoint.body.complete).toBe(true)
       expect(project(checkpoint.body.event)).toEqual(expected(app.rpc, mine.find((e) => nameOf(e) === "withdraw")!))
-      // b's: the set_spender of its own; before it, the transfer b sent
+      expect(checkpoint.body.anchor.type).toBe("register")
+      expect(checkpoint.body.anchor.topics[1]).toBe(StellarAddressTopic(a))
+      // b's: the set_spender of its own, anchored at the merge before it; before that, the transfer b sent, whose
+      // merge came after it in the same ledger: anchored at b's register
       const ofB = yield* get(app, `${base}/accounts/${b}/checkpoint?atLedger=${last}`)
       expect(ofB.body.event.type).toBe("set_spender")
+      expect(ofB.body.anchor.type).toBe("merge")
       const earlier = yield* get(app, `${base}/accounts/${b}/checkpoint?atLedger=${ofB.body.event.ledger - 1}`)
       expect(earlier.body.event.type).toBe("transfer")
       expect(earlier.body.event.topics[1]).toBe(StellarAddressTopic(b))
-      // c only received and deposited: no checkpoint
+      expect(earlier.body.anchor.type).toBe("register")
+      // c only received and deposited: no checkpoint, and no register of its own in the archive
       const ofC = yield* get(app, `${base}/accounts/${c}/checkpoint`)
-      expect(ofC.body).toEqual({ event: null, complete: true })
+      expect(ofC.body).toEqual({ event: null, anchor: null, complete: true })
 
       const unknown = yield* get(app, `/archive/tokens/${StrKey.encodeContract(randomBytes(32))}/events`)
       expect(unknown.status).toBe(404)
@@ -261,8 +268,20 @@ layer(TestAppLive({ ...FAST, ARCHIVE_PAGE_SIZE: "100" }, { ledgerIntervalMs: 0 }
       const since = yield* get(app, `${base}?fromLedger=${app.rpc.latestLedger - 2}`)
       expect(since.body.complete).toBe(true)
       expect(since.body.events.map((e: Served) => e.ledger)).toContain(after)
+      // no checkpoint: the replay runs from a's register, across the gap
       const checkpoint = yield* get(app, `/archive/tokens/${CONFIDENTIAL_TOKEN}/accounts/${a}/checkpoint?atLedger=${after}`)
-      expect(checkpoint.body).toEqual({ event: null, complete: false })
+      expect(checkpoint.body.event).toBeNull()
+      expect(checkpoint.body.anchor.type).toBe("register")
+      expect(checkpoint.body.complete).toBe(false)
+      // the status names the permanent gap: from the first ledger missed up to the RPC's retention floor
+      const status = yield* get(app, "/archive/status")
+      expect(status.body.gaps).toHaveLength(1)
+      const [lost] = status.body.gaps
+      expect(lost.fromLedger).toBe(before + 1)
+      expect(lost.toLedger).toBeGreaterThanOrEqual(lostTo)
+      expect(lost.toLedger).toBeLessThan(after)
+      const beyond = yield* get(app, `${base}?fromLedger=${lost.toLedger + 1}&toLedger=${after}`)
+      expect(beyond.body.complete).toBe(true)
     }))
 })
 

@@ -27,12 +27,12 @@ const RANGE = "400 for a malformed parameter, `fromLedger` after `toLedger`, or 
   "`contractId` is not the token this service archives, or `account` is no Stellar address."
 const ORDER = "Events come in the total order (ledger, txApplicationOrder, eventIndex), `limit` at a time (default " +
   "100): pass an answer's `cursor` as `cursor` for the next page. `complete` says whether the archive holds a " +
-  "gap-free history of the whole range (INDEXER.md C3): a range partly never ingested, not yet or no longer " +
+  "gap-free history of the whole range (indexer.md C3): a range partly never ingested, not yet or no longer " +
   "retained by Stellar RPC when the archive tried, is `false`, never silently served as complete."
 
 /**
- * The confidential token's event archive: OpenZeppelin's INDEXER.md §6 (C1–C4) in the service's camelCase, without
- * a version in the paths (the interface specification forbids one).
+ * The confidential token's event archive: OpenZeppelin's indexer.md "API Surface" (C1–C4) in the service's camelCase,
+ * without a version in the paths (the interface specification forbids one).
  */
 export class ArchiveApi extends HttpApiGroup.make("archive")
   .add(
@@ -40,10 +40,13 @@ export class ArchiveApi extends HttpApiGroup.make("archive")
       .annotate(OpenApi.Summary, "Archive ingestion status")
       .annotate(
         OpenApi.Description,
-        "How far the archive has ingested the confidential token's events (INDEXER.md C4): the latest ledger Stellar " +
-          "RPC reported, the latest ledger fully ingested, and the seconds since that ledger closed. A client reading " +
-          "recent events from Stellar RPC and older ones here must see `ingestedThrough` reach its seam (at or below " +
-          `the RPC's oldest ledger), else treat the crossing range as incomplete. ${PUBLIC}`
+        "How far the archive has ingested the confidential token's events (indexer.md C4): the latest ledger Stellar " +
+          "RPC reported, the latest ledger fully ingested, the seconds since that ledger closed, and the permanent " +
+          "gaps (ledgers it will never hold: not ingested while Stellar RPC still retained them). A client reading " +
+          "recent events from Stellar RPC and older ones here sets its seam strictly above the RPC's retention floor " +
+          "(`getHealth().oldestLedger`), so that the RPC side is always served from live retention, and needs " +
+          "`ingestedThrough` to reach that seam; until it does, the client treats the range crossing it as " +
+          `incomplete (C3). ${PUBLIC}`
       )
   )
   .add(
@@ -54,7 +57,7 @@ export class ArchiveApi extends HttpApiGroup.make("archive")
       .annotate(OpenApi.Summary, "The token's event stream")
       .annotate(
         OpenApi.Description,
-        "Every event of the confidential token in a ledger range (INDEXER.md C2, the per-contract stream), each with " +
+        "Every event of the confidential token in a ledger range (indexer.md C2, the per-contract stream), each with " +
           `its id and its topics and value as base64 XDR exactly as on chain, optionally only some \`types\`. ${ORDER} ` +
           `${PUBLIC} ${RANGE}`
       )
@@ -67,10 +70,11 @@ export class ArchiveApi extends HttpApiGroup.make("archive")
       .annotate(OpenApi.Summary, "An account's event history")
       .annotate(
         OpenApi.Description,
-        "The events that belong to one account in a ledger range (INDEXER.md C2): an event belongs to every address " +
+        "The events that belong to one account in a ledger range (indexer.md C2): an event belongs to every address " +
           "in its topics (a `transfer` to its sender and its recipient, a `spender_transfer` to owner, recipient and " +
-          "spender), never to the transaction's source. `types` applies after that attribution. What a wallet replays " +
-          `to rebuild its balance openings after losing its local state. ${ORDER} ${PUBLIC} ${RANGE}`
+          "spender, a `revoke_spender` to owner and spender, a `clawback` to its target alone), never to the " +
+          "transaction's source. `types` applies after that attribution. What a wallet replays to rebuild its " +
+          `balance openings after losing its local state. ${ORDER} ${PUBLIC} ${RANGE}`
       )
   )
   .add(
@@ -81,10 +85,16 @@ export class ArchiveApi extends HttpApiGroup.make("archive")
       .annotate(OpenApi.Summary, "An account's latest checkpoint")
       .annotate(
         OpenApi.Description,
-        "The account's latest checkpoint event at or before `atLedger` (INDEXER.md C1): a `withdraw` or a `transfer` " +
-          "it sent (the account is the event's first address topic, `from`), or a `set_spender` or `revoke_spender` of " +
-          "its own (`account`); a `transfer` it received is no checkpoint. Its `(b_tilde, sigma)` re-derive the " +
-          "account's spendable balance, so a dormant account need not replay its whole history. " +
+        "The account's latest checkpoint event at or before `atLedger` (indexer.md C1): an event that publishes " +
+          "`(b_tilde, sigma)` for its spendable balance — a `withdraw` or a `transfer` it sent (the account is the " +
+          "event's first address topic, `from`), or a `set_spender` of its own (`account`). A `revoke_spender` counts " +
+          "only in the token's older shape, which carried `(b_tilde, sigma)`: the current one (`a_tilde`, " +
+          "`allowance_salt`) is a proofless fold, never a checkpoint; the event's own shape decides, not a setting. A " +
+          "`transfer` it received is no checkpoint. Its `(b_tilde, sigma)` re-derive the account's spendable balance, " +
+          "so a dormant account need not replay its whole history. `anchor` names where the replay starts (`T_0`): " +
+          "the latest `merge` or `clawback` at or before the checkpoint, else the account's `register` (its `register` " +
+          "when there is no checkpoint); the client replays every event of the account after it, a `clawback` anchor " +
+          "also taking its public `amount` off the spendable side. `complete` covers that whole window. " +
           `${PUBLIC} 400 for a malformed parameter; 404 when \`contractId\` is not the token this service archives, or ` +
           "`account` is no Stellar address."
       )
@@ -93,7 +103,7 @@ export class ArchiveApi extends HttpApiGroup.make("archive")
   .annotate(OpenApi.Title, "Archive")
   .annotate(
     OpenApi.Description,
-    "The confidential token's durable event archive (OpenZeppelin's INDEXER.md): every event ingested from Stellar RPC " +
+    "The confidential token's durable event archive (OpenZeppelin's indexer.md): every event ingested from Stellar RPC " +
       "and kept beyond its 7-day window, so that a wallet that lost its local state can still rebuild its balances."
   )
 {}

@@ -3,8 +3,19 @@ import { StellarConfig } from "../Config.ts"
 import { InvalidRequest, NotFound } from "../Domain/Errors.ts"
 import { StellarAddress } from "../Domain/Stellar.ts"
 import { parseEventId } from "../Stellar/ChainEvents.ts"
-import { ArchiveCheckpoint, ArchiveEvent, ArchiveEventPage, ArchiveStatus, type CheckpointParams, type EventsParams } from "./Event.ts"
-import { type ArchivedRow, EventRepo, type LedgerRange } from "./EventRepo.ts"
+import { isCheckpointOf } from "./Attribution.ts"
+import { ArchiveConfig } from "./Config.ts"
+import {
+  ArchiveCheckpoint,
+  ArchiveEvent,
+  ArchiveEventPage,
+  ArchiveStatus,
+  type CheckpointParams,
+  type EventsParams,
+  LedgerGap
+} from "./Event.ts"
+import { type ArchivedRow, EventRepo, LAST_IN_LEDGER, type LedgerRange, type Position } from "./EventRepo.ts"
+import { permanentGaps } from "./Gaps.ts"
 import * as Spans from "../Observability/Spans.ts"
 
 const DEFAULT_LIMIT = 100
@@ -23,7 +34,7 @@ const toEvent = (row: ArchivedRow) =>
     value: row.value
   }, { disableValidation: true })
 
-/** Whether one contiguous ingested range holds every ledger of `[from, to]` (INDEXER.md C3). */
+/** Whether one contiguous ingested range holds every ledger of `[from, to]` (indexer.md C3). */
 const covers = (ranges: ReadonlyArray<LedgerRange>, from: number, to: number) =>
   ranges.some((r) => r.from <= from && r.to >= to)
 
@@ -31,11 +42,12 @@ const unknownToken = new NotFound({ error: "this service archives no such token"
 const noAddress = new NotFound({ error: "no such account: not a Stellar address (G... or C...)" })
 const isAddress = Schema.is(StellarAddress)
 
-/** The archive's read side (INDEXER.md §6): status, the ordered histories and the latest checkpoint. */
+/** The archive's read side (indexer.md "API Surface"): status, the ordered histories and the latest checkpoint. */
 export class Archive extends Effect.Service<Archive>()("Archive/Archive", {
   effect: Effect.gen(function*() {
     const repo = yield* EventRepo
     const { confidentialTokenContract } = yield* StellarConfig
+    const startLedger = Option.getOrUndefined((yield* ArchiveConfig).startLedger)
 
     const archived = (contractId: string, account?: string) =>
       !Option.contains(confidentialTokenContract, contractId)
@@ -46,16 +58,20 @@ export class Archive extends Effect.Service<Archive>()("Archive/Archive", {
 
     const status = Effect.gen(function*() {
       const contract = Option.getOrUndefined(confidentialTokenContract)
-      if (contract === undefined) return new ArchiveStatus({ latestLedger: null, ingestedThrough: null, lagSeconds: null })
+      if (contract === undefined) {
+        return new ArchiveStatus({ latestLedger: null, ingestedThrough: null, lagSeconds: null, gaps: [] })
+      }
       const [ranges, head] = yield* Effect.all([repo.ranges(contract), repo.head(contract)], { concurrency: 2 })
       const now = yield* Clock.currentTimeMillis
       const ingested = Option.flatMap(head, (h) => Option.fromNullable(h.ingestedCloseTime))
+      const gaps = Option.match(head, { onNone: () => [], onSome: (h) => permanentGaps(ranges, h.oldestLedger, startLedger) })
       return new ArchiveStatus({
         latestLedger: Option.match(head, { onNone: () => null, onSome: (h) => h.latestLedger }),
         ingestedThrough: ranges[ranges.length - 1]?.to ?? null,
         lagSeconds: ranges.length === 0
           ? null
-          : Option.match(ingested, { onNone: () => null, onSome: (at) => Math.max(0, Math.round((now - at.getTime()) / 1000)) })
+          : Option.match(ingested, { onNone: () => null, onSome: (at) => Math.max(0, Math.round((now - at.getTime()) / 1000)) }),
+        gaps: gaps.map((gap) => new LedgerGap({ fromLedger: gap.from, toLedger: gap.to }))
       })
     }).pipe(Spans.withSpan("Archive.status"))
 
@@ -113,18 +129,44 @@ export class Archive extends Effect.Service<Archive>()("Archive/Archive", {
         return page(rows, w.limit, w.complete)
       }).pipe(Spans.withSpan("Archive.accountEvents"))
 
-    /** The account's latest checkpoint at or before `atLedger` (C1). */
+    /**
+     * The latest event flagged as the account's checkpoint that still is one by its own shape: a row archived before
+     * the flags were recomputed (src/Archive/Backfill.ts) may flag a proofless `revoke_spender`, which is passed over.
+     */
+    const latestCheckpoint = (contractId: string, account: string, at: number) =>
+      Effect.gen(function*() {
+        let before: Position = { ledger: at, tx: LAST_IN_LEDGER, event: LAST_IN_LEDGER }
+        for (;;) {
+          const found = yield* repo.checkpoint(contractId, account, before)
+          if (Option.isNone(found) || isCheckpointOf(found.value, account)) return found
+          before = { ledger: found.value.ledgerSeq, tx: found.value.txApplicationOrder, event: found.value.eventIndex }
+        }
+      })
+
+    /**
+     * The account's latest checkpoint at or before `atLedger` (C1), and the anchor `T_0` its replay starts after
+     * (wallet-state.md "Recovery" step 5): the latest `merge` or `clawback` at or before the checkpoint, else the
+     * account's `register`; with no checkpoint, its `register`.
+     */
     const checkpoint = (contractId: string, account: string, params: CheckpointParams) =>
       Effect.gen(function*() {
         yield* archived(contractId, account)
         const ranges = yield* repo.ranges(contractId)
         const first = ranges[0]
         const at = params.atLedger ?? ranges[ranges.length - 1]?.to
-        if (first === undefined || at === undefined) return new ArchiveCheckpoint({ event: null, complete: false })
-        const found = yield* repo.checkpoint(contractId, account, at)
-        const since = Option.match(found, { onNone: () => first.from, onSome: (row) => row.ledgerSeq })
+        if (first === undefined || at === undefined) return new ArchiveCheckpoint({ event: null, anchor: null, complete: false })
+        const found = yield* latestCheckpoint(contractId, account, at)
+        const anchor = Option.isSome(found)
+          ? yield* repo.anchor(contractId, account, {
+            ledger: found.value.ledgerSeq,
+            tx: found.value.txApplicationOrder,
+            event: found.value.eventIndex
+          })
+          : yield* repo.start(contractId, account, { ledger: at, tx: LAST_IN_LEDGER, event: LAST_IN_LEDGER })
+        const since = Option.match(anchor, { onNone: () => first.from, onSome: (row) => row.ledgerSeq })
         return new ArchiveCheckpoint({
           event: Option.getOrNull(Option.map(found, toEvent)),
+          anchor: Option.getOrNull(Option.map(anchor, toEvent)),
           complete: at >= since && covers(ranges, since, at)
         })
       }).pipe(Spans.withSpan("Archive.checkpoint"))

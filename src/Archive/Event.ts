@@ -26,13 +26,15 @@ const ArchiveEventFields = {
   type: described(
     Schema.String,
     "The event's name: its first topic, the `#[contractevent]` struct's name in snake_case (`register`, `deposit`, " +
-      "`merge`, `withdraw`, `transfer`, `spender_transfer`, `set_spender`, `revoke_spender`, …)"
+      "`merge`, `withdraw`, `transfer`, `spender_transfer`, `set_spender`, `revoke_spender`; with the compliance " +
+      "extension `clawback`, `frozen`, `unfrozen`, `compliance_config_changed`; configuration events such as " +
+      "`verifier_set`)"
   ),
   topics: described(Schema.Array(Schema.String), "The topics, each a base64 XDR ScVal exactly as on chain"),
   value: described(Schema.String, "The data, a base64 XDR ScVal exactly as on chain (a map of the struct's other fields)")
 }
 
-/** One archived event of the confidential token (INDEXER.md §3.1). */
+/** One archived event of the confidential token (indexer.md "Archived record"). */
 export class ArchiveEvent extends Schema.Class<ArchiveEvent>("ArchiveEvent")(
   ArchiveEventFields,
   documented(ArchiveEventFields, {
@@ -76,7 +78,7 @@ const ArchiveEventPageFields = {
   complete: described(Schema.Boolean, COMPLETE)
 }
 
-/** A page of an ordered event history (INDEXER.md §6 C2, C3). */
+/** A page of an ordered event history (indexer.md C2, C3). */
 export class ArchiveEventPage extends Schema.Class<ArchiveEventPage>("ArchiveEventPage")(
   ArchiveEventPageFields,
   documented(ArchiveEventPageFields, {
@@ -111,22 +113,48 @@ export const archiveEventToJson = (event: ArchiveEvent): typeof ArchiveEvent.Enc
 const CheckpointFields = {
   event: described(
     Schema.NullOr(ArchiveEvent),
-    "The latest checkpoint event of the account at or before the ledger: a `withdraw` or `transfer` it sent, or a " +
-      "`set_spender` or `revoke_spender` of its own; null when the archive holds none"
+    "The latest checkpoint event of the account at or before the ledger — an event that publishes `(b_tilde, sigma)` " +
+      "for its spendable balance: a `withdraw` or `transfer` it sent, a `set_spender` of its own, or a " +
+      "`revoke_spender` of its own in the token's older shape that still carried `(b_tilde, sigma)` (the proofless " +
+      "`revoke_spender` of `{a_tilde, allowance_salt}` is a fold, never a checkpoint); null when the archive holds none"
+  ),
+  anchor: described(
+    Schema.NullOr(ArchiveEvent),
+    "Where the replay starts (`T_0`): with a checkpoint, the account's latest `merge` or `clawback` at or before it, " +
+      "or its `register` when it has neither; without one, its `register`. Replay every event of the account after " +
+      "it: a `merge` anchor resets the receiving side, a `clawback` anchor does the same and subtracts its public " +
+      "`amount` from the spendable side. Null when the archive holds none of them (its history starts after the " +
+      "account's registration)"
   ),
   complete: described(
     Schema.Boolean,
-    "`true` only when the archive holds a gap-free history from that checkpoint (or, with none, from the first " +
-      "ledger it holds) through the ledger asked for"
+    "`true` only when the archive holds a gap-free history from the anchor (or, with none, from the first ledger it " +
+      "holds) through the ledger asked for: the whole window a client replays"
   )
 }
 
-/** The latest checkpoint (INDEXER.md §6 C1). */
+/** The latest checkpoint (indexer.md C1), with the anchor of its replay window. */
 export class ArchiveCheckpoint extends Schema.Class<ArchiveCheckpoint>("ArchiveCheckpoint")(
   CheckpointFields,
   documented(CheckpointFields, {
-    description: "An account's latest checkpoint event, whose (b_tilde, sigma) re-derive its spendable balance",
-    examples: [{ event: null, complete: true }]
+    description:
+      "An account's latest checkpoint event, whose (b_tilde, sigma) re-derive its spendable balance, and the anchor " +
+      "event its replay starts after",
+    examples: [{ event: null, anchor: EXAMPLE_EVENT, complete: true }]
+  })
+) {}
+
+const GapFields = {
+  fromLedger: described(Schema.Int, "The first ledger of the gap"),
+  toLedger: described(Schema.Int, "The last ledger of the gap, included")
+}
+
+/** Ledgers the archive lacks and can no longer read: below the RPC's retention floor when it tried. */
+export class LedgerGap extends Schema.Class<LedgerGap>("LedgerGap")(
+  GapFields,
+  documented(GapFields, {
+    description: "A range of ledgers the archive will never hold",
+    examples: [{ fromLedger: 1230001, toLedger: 1230450 }]
   })
 ) {}
 
@@ -139,15 +167,21 @@ const StatusFields = {
   lagSeconds: described(
     Schema.NullOr(Schema.Number),
     "Seconds since the ledger it is ingested through closed: how stale the archive's tail is; null before the first"
+  ),
+  gaps: described(
+    Schema.Array(LedgerGap),
+    "The permanent gaps the archive knows of, oldest first: ledgers after its start that it never ingested and that " +
+      "Stellar RPC no longer retains (below its retention floor). Empty when the archive is whole; every history or " +
+      "checkpoint answer whose range crosses one says `complete: false`"
   )
 }
 
-/** Ingestion status (INDEXER.md §6 C4). */
+/** Ingestion status (indexer.md C4). */
 export class ArchiveStatus extends Schema.Class<ArchiveStatus>("ArchiveStatus")(
   StatusFields,
   documented(StatusFields, {
-    description: "How far the archive has ingested the chain",
-    examples: [{ latestLedger: 1234570, ingestedThrough: 1234570, lagSeconds: 2 }]
+    description: "How far the archive has ingested the chain, and what it will never hold",
+    examples: [{ latestLedger: 1234570, ingestedThrough: 1234570, lagSeconds: 2, gaps: [] }]
   })
 ) {}
 

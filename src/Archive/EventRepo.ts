@@ -2,10 +2,10 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { orUnavailable } from "../Sql/Errors.ts"
 import { findAllTrusted } from "../Sql/TrustedRows.ts"
-import { attribute } from "./Attribution.ts"
+import { ANCHOR_TYPES, type Attributed, attribute, START_TYPE } from "./Attribution.ts"
 import * as Spans from "../Observability/Spans.ts"
 
-/** An archived event: the chain's record of it (INDEXER.md §3.1), topics and value base64 XDR as Stellar RPC sent them. */
+/** An archived event: the chain's record of it (indexer.md "Archived record"), topics and value base64 XDR as sent. */
 export const ArchivedRow = Schema.Struct({
   id: Schema.String,
   ledgerSeq: Schema.Int,
@@ -54,6 +54,10 @@ const REACTS_TO: ReadonlySet<string> = new Set(["register", "transfer"])
 const COLUMNS = "id, ledger_seq, ledger_close_time, tx_hash, tx_application_order, event_index, type, topics, value"
 const Range = Schema.Struct({ fromLedger: Schema.Int, toLedger: Schema.Int })
 const Position = Schema.Struct({ ledger: Schema.Int, tx: Schema.Int, event: Schema.Int })
+export type Position = typeof Position.Type
+/** The largest value of an `integer` column: a position after every event of a ledger. */
+export const LAST_IN_LEDGER = 2_147_483_647
+const AccountAt = Schema.Struct({ contractId: Schema.String, account: Schema.String, before: Position })
 
 export interface PageQuery {
   readonly contractId: string
@@ -132,9 +136,11 @@ export class EventRepo extends Effect.Service<EventRepo>()("Archive/EventRepo", 
         ON CONFLICT (id) DO NOTHING
         RETURNING id`.pipe(Effect.map((rows) => new Set(rows.map((r) => String(r.id)))))
 
-    const insertAccounts = (contractId: string, events: ReadonlyArray<IncomingEvent>) => {
-      const rows = events.flatMap((e) =>
-        attribute(e.topics).accounts.map((a) => ({ e, account: a.account, checkpoint: a.checkpoint }))
+    type Fresh = { readonly e: IncomingEvent; readonly attributed: Attributed }
+
+    const insertAccounts = (contractId: string, events: ReadonlyArray<Fresh>) => {
+      const rows = events.flatMap(({ attributed, e }) =>
+        attributed.accounts.map((a) => ({ e, account: a.account, checkpoint: a.checkpoint }))
       )
       if (rows.length === 0) return Effect.void
       return sql`
@@ -149,9 +155,8 @@ export class EventRepo extends Effect.Service<EventRepo>()("Archive/EventRepo", 
         ON CONFLICT DO NOTHING`.pipe(Effect.asVoid)
     }
 
-    const insertReactions = (events: ReadonlyArray<IncomingEvent>) => {
-      const rows = events.flatMap((e) => {
-        const attributed = attribute(e.topics)
+    const insertReactions = (events: ReadonlyArray<Fresh>) => {
+      const rows = events.flatMap(({ attributed, e }) => {
         const first = attributed.accounts[0]
         return REACTS_TO.has(attributed.type) && first !== undefined ? [{ e, type: attributed.type, account: first.account }] : []
       })
@@ -188,10 +193,10 @@ export class EventRepo extends Effect.Service<EventRepo>()("Archive/EventRepo", 
       now: Date
     ) =>
       Effect.gen(function*() {
-        let fresh: ReadonlyArray<IncomingEvent> = []
+        let fresh: ReadonlyArray<Fresh> = []
         if (events.length > 0) {
           const inserted = yield* insertEvents(contractId, events)
-          fresh = events.filter((e) => inserted.has(e.id))
+          fresh = events.filter((e) => inserted.has(e.id)).map((e) => ({ e, attributed: attribute(e.topics, e.value) }))
           yield* insertAccounts(contractId, fresh)
           yield* insertReactions(fresh)
         }
@@ -242,26 +247,61 @@ export class EventRepo extends Effect.Service<EventRepo>()("Archive/EventRepo", 
     })
 
     const latestCheckpoint = SqlSchema.findOne({
-      Request: Schema.Struct({ contractId: Schema.String, account: Schema.String, at: Schema.Int }),
+      Request: AccountAt,
       Result: ArchivedRow,
       execute: (q) =>
         sql`
           SELECT ${qualified} FROM archive_event_accounts a JOIN archive_events e ON e.id = a.event_id
-          WHERE a.contract_id = ${q.contractId} AND a.account = ${q.account} AND a.checkpoint AND a.ledger_seq <= ${q.at}
+          WHERE a.contract_id = ${q.contractId} AND a.account = ${q.account} AND a.checkpoint
+            AND (a.ledger_seq, a.tx_application_order, a.event_index) < (${q.before.ledger}, ${q.before.tx}, ${q.before.event})
           ORDER BY a.ledger_seq DESC, a.tx_application_order DESC, a.event_index DESC
+          LIMIT 1`
+    })
+
+    // No index of its own: the rows it passes lie inside the window the client replays from the anchor it finds.
+    const latestAnchor = SqlSchema.findOne({
+      Request: AccountAt,
+      Result: ArchivedRow,
+      execute: (q) =>
+        sql`
+          SELECT ${qualified} FROM archive_event_accounts a JOIN archive_events e ON e.id = a.event_id
+          WHERE a.contract_id = ${q.contractId} AND a.account = ${q.account}
+            AND a.type = ANY(${[...ANCHOR_TYPES, START_TYPE]}::text[])
+            AND (a.ledger_seq, a.tx_application_order, a.event_index) < (${q.before.ledger}, ${q.before.tx}, ${q.before.event})
+          ORDER BY a.ledger_seq DESC, a.tx_application_order DESC, a.event_index DESC
+          LIMIT 1`
+    })
+
+    const firstStart = SqlSchema.findOne({
+      Request: AccountAt,
+      Result: ArchivedRow,
+      execute: (q) =>
+        sql`
+          SELECT ${qualified} FROM archive_event_accounts a JOIN archive_events e ON e.id = a.event_id
+          WHERE a.contract_id = ${q.contractId} AND a.account = ${q.account} AND a.type = ${START_TYPE}
+            AND (a.ledger_seq, a.tx_application_order, a.event_index) < (${q.before.ledger}, ${q.before.tx}, ${q.before.event})
+          ORDER BY a.ledger_seq, a.tx_application_order, a.event_index
           LIMIT 1`
     })
 
     /** The whole contract's events in a ledger range, in the total order (ledger, tx order, event index). */
     const events = (q: PageQuery) => contractPage(q).pipe(orUnavailable, Spans.withSpan("EventRepo.events"))
 
-    /** The events attributed to `account` (INDEXER.md §3.3), in the total order; `types` applies after attribution. */
+    /** The events attributed to `account` (indexer.md "Account attribution"), in the total order; `types` after that. */
     const accountEvents = (q: PageQuery & { readonly account: string }) =>
       accountPage(q).pipe(orUnavailable, Spans.withSpan("EventRepo.accountEvents"))
 
-    /** The account's latest checkpoint event at or before ledger `at`. */
-    const checkpoint = (contractId: string, account: string, at: number) =>
-      latestCheckpoint({ contractId, account, at }).pipe(orUnavailable, Spans.withSpan("EventRepo.checkpoint"))
+    /** The latest event flagged as the account's checkpoint before `before`. */
+    const checkpoint = (contractId: string, account: string, before: Position) =>
+      latestCheckpoint({ contractId, account, before }).pipe(orUnavailable, Spans.withSpan("EventRepo.checkpoint"))
+
+    /** The account's latest `merge`, `clawback` or `register` before `before` (a checkpoint's replay anchor). */
+    const anchor = (contractId: string, account: string, before: Position) =>
+      latestAnchor({ contractId, account, before }).pipe(orUnavailable, Spans.withSpan("EventRepo.anchor"))
+
+    /** The account's `register` before `before`. */
+    const start = (contractId: string, account: string, before: Position) =>
+      firstStart({ contractId, account, before }).pipe(orUnavailable, Spans.withSpan("EventRepo.start"))
 
     const pendingReactions = SqlSchema.findAll({
       Request: Schema.Int,
@@ -310,6 +350,8 @@ export class EventRepo extends Effect.Service<EventRepo>()("Archive/EventRepo", 
       events,
       accountEvents,
       checkpoint,
+      anchor,
+      start,
       reactions,
       reacted,
       reactLater,

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto"
 import { ChainEvents, type EventPosition, LedgerOutOfRange, parseEventId } from "../Stellar/ChainEvents.ts"
 import type { EventsAnswer } from "../Stellar/RpcAnswers.ts"
 import { RpcUnreadable } from "../Stellar/RpcClient.ts"
-import { attribute } from "./Attribution.ts"
+import { eventType } from "./Attribution.ts"
 import { ArchiveConfig } from "./Config.ts"
 import { EventRepo, type Head, type IncomingEvent, type LedgerRange } from "./EventRepo.ts"
 import * as Spans from "../Observability/Spans.ts"
@@ -25,17 +25,18 @@ const incoming = (e: EventsAnswer["events"][number], position: EventPosition): I
   txHash: e.txHash,
   txApplicationOrder: position.tx,
   eventIndex: position.event,
-  type: attribute(e.topic).type,
+  type: eventType(e.topic),
   topics: e.topic,
   value: e.value
 })
 
 /**
- * Reads the configured contract's events from Stellar RPC into the archive (INDEXER.md §4): gaps between the ranges
- * already ingested first (while the RPC still retains them, oldest first), then the tail up to the node's latest
- * ledger. Each page commits its events with the ledgers it covered; a round stops after `pagesPerRound` pages or
- * when the lease is lost. A start below the node's retention window moves up to its oldest ledger: the ledgers in
- * between are never covered, so they are reported incomplete; a node behind the archive (lagging) is waited for.
+ * Reads the configured contract's events from Stellar RPC into the archive (indexer.md "Ingestion Contract"): gaps
+ * between the ranges already ingested first (while the RPC still retains them, oldest first), then the tail up to the
+ * node's latest ledger. Each page commits its events with the ledgers it covered; a round stops after `pagesPerRound`
+ * pages or when the lease is lost. A start below the node's retention window moves up to its oldest ledger: the
+ * ledgers in between are never covered, so they are reported incomplete (and listed among the status's permanent
+ * gaps); a node behind the archive (lagging) is waited for.
  */
 export const makeIngester = Effect.gen(function*() {
   const config = yield* ArchiveConfig

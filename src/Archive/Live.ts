@@ -1,9 +1,10 @@
-import { Effect, Layer, Option, Ref } from "effect"
+import { Duration, Effect, Exit, Layer, Option, Ref } from "effect"
 import { OperationsConfig, StellarConfig } from "../Config.ts"
 import { Drain } from "../Http/Drain.ts"
-import { repeatRounds } from "../Sql/Rounds.ts"
+import { backoff, repeatRounds } from "../Sql/Rounds.ts"
 import { ChainEvents } from "../Stellar/ChainEvents.ts"
 import { Archive } from "./Archive.ts"
+import { makeBackfill } from "./Backfill.ts"
 import { ArchiveConfig } from "./Config.ts"
 import { EventRepo } from "./EventRepo.ts"
 import { makeIngester } from "./Ingester.ts"
@@ -43,7 +44,64 @@ const IngestionLive = Layer.scopedDiscard(
   })
 )
 
-/** The archive's services and worker, wired into the service by src/App.ts. */
-export const ArchiveLive = Layer.mergeAll(Archive.DefaultWithoutDependencies, ArchiveRateLimitLive, IngestionLive).pipe(
+/** A monotonic millisecond count, unmoved by the service's clock (tests shift that one). */
+const monotonic = Effect.sync(() => performance.now())
+
+/**
+ * The backfill of migration 0020, in every instance (also one that does not ingest), until the job is done. After each
+ * batch it idles as long as the batch took, so the backfill takes at most half of what the instance and the database
+ * give it and ingestion keeps its pace beside it; while another instance holds the job it waits ARCHIVE_POLL_INTERVAL;
+ * after a failed batch (the database down) it backs off, doubling up to WORKER_MAX_BACKOFF. A drain stops it between
+ * batches; the next start resumes it where the last batch committed.
+ */
+const BackfillLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const { pollInterval } = yield* ArchiveConfig
+    const { workerMaxBackoff } = yield* OperationsConfig
+    const drain = yield* Drain
+    const backfill = yield* makeBackfill()
+    const pause = { interval: pollInterval, maxBackoff: workerMaxBackoff }
+
+    const run = Effect.gen(function*() {
+      let failures = 0
+      let batches = 0
+      const started = yield* monotonic
+      while (!(yield* drain.draining)) {
+        const batchStarted = yield* monotonic
+        const exit = yield* Effect.exit(backfill.batch)
+        if (Exit.isFailure(exit)) {
+          failures += 1
+          const delay = backoff(failures, pause)
+          yield* Effect.logWarning(`archive backfill batch failed (${failures} in a row); next in ${Duration.format(delay)}`, exit.cause)
+          yield* Effect.sleep(delay)
+          continue
+        }
+        failures = 0
+        if (exit.value === "done") break
+        if (exit.value === "busy") {
+          yield* Effect.sleep(pollInterval)
+          continue
+        }
+        batches += 1
+        yield* Effect.sleep(Duration.millis((yield* monotonic) - batchStarted))
+      }
+      if (batches === 0) return
+      const took = Math.round((yield* monotonic) - started)
+      yield* backfill.progress.pipe(Effect.flatMap(Option.match({
+        onNone: () => Effect.void,
+        onSome: (p) =>
+          Effect.logInfo(
+            `archive backfill: checkpoint flags of ${p.events} archived events recomputed (${p.changed} changed), ` +
+              `${batches} batches here in ${took} ms${p.done ? "" : "; unfinished"}`
+          )
+      })), Effect.ignore)
+    }).pipe(Effect.annotateLogs({ worker: "archive backfill" }))
+
+    yield* Effect.forkScoped(run)
+  })
+)
+
+/** The archive's services and workers, wired into the service by src/App.ts. */
+export const ArchiveLive = Layer.mergeAll(Archive.DefaultWithoutDependencies, ArchiveRateLimitLive, IngestionLive, BackfillLive).pipe(
   Layer.provideMerge(Layer.mergeAll(EventRepo.Default, ChainEvents.Default))
 )

@@ -4,33 +4,22 @@ import { Authentication } from "../Auth/Security.ts"
 import {
   AddPayouts,
   Batch,
-  BatchJob,
   BatchPage,
-  BatchRun,
-  ContractorPayoutPage,
   CreateBatch,
   examplePayout,
-  JobAccepted,
   ListBatchesParams,
-  ListContractorPayoutsParams,
   ListPayoutsParams,
   Payout,
   PayoutPage,
   RejectBatch
 } from "../Domain/Batch.ts"
-import { Conflict, Forbidden, NotFound, NotImplemented } from "../Domain/Errors.ts"
+import { Conflict, Forbidden, NotFound } from "../Domain/Errors.ts"
 import { BatchId, PayoutId } from "../Domain/Ids.ts"
 
 const id = HttpApiSchema.param("id", Schema.propertySignature(BatchId).annotations({ description: "The batch's id" }))
 const payoutId = HttpApiSchema.param(
   "payoutId",
   Schema.propertySignature(PayoutId).annotations({ description: "The payout's id" })
-)
-const jobId = HttpApiSchema.param(
-  "jobId",
-  Schema.propertySignature(Schema.String.pipe(Schema.maxLength(100))).annotations({
-    description: "The job's id, as POST /batch answered it"
-  })
 )
 
 const Payouts = Schema.Array(Payout).annotations({ description: "The batch's payouts", examples: [[examplePayout]] })
@@ -194,63 +183,4 @@ export class BatchesApi extends HttpApiGroup.make("batches")
     "Payroll batches: the payouts of one run (one per contractor, no amounts), prepared as a `draft`, locked " +
       "(`ready`), then paid by transfers that name each payout; the batch counts them as they settle or fail."
   )
-{}
-
-export class BatchRunsApi extends HttpApiGroup.make("batchRuns")
-  .add(
-    HttpApiEndpoint.post("start", "/batch")
-      .setPayload(BatchRun)
-      .addSuccess(JobAccepted)
-      .addError(NotImplemented)
-      .addError(Conflict)
-      .annotate(OpenApi.Summary, "Start a batch run")
-      .annotate(
-        OpenApi.Description,
-        "Stores 1 to 100 signed transfers as one job and answers at once with its id; the service then runs them in " +
-          "the background, each through exactly the checks and steps of POST /transfer (an item that breaks a rule " +
-          "gets its own result and the others go on). Items of one source account go to the network one after " +
-          "another in sequence-number order. The body is at most 256 KiB, 6 real-size transfers: larger payrolls " +
-          "are split into several jobs (the typed client's `runPayroll` does that). For an employer signed in with " +
-          "a wallet (SEP-10): 501 for an email session; 403 when the session belongs to no organization; 413 when " +
-          "the body is over 256 KiB."
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("poll")`/batch/${jobId}`.addSuccess(BatchJob).addError(NotFound)
-      .annotate(OpenApi.Summary, "Follow a batch run")
-      .annotate(
-        OpenApi.Description,
-        "The job and the outcome of each item so far; poll until every item has a result. For an employer of the " +
-          "job's organization: 403 when the session belongs to no organization; 404 (`unknown job`) when the " +
-          "organization has no such job, or it was pruned after `RETENTION`."
-      )
-  )
-  .addError(Forbidden)
-  .middleware(Authentication)
-  .annotate(OpenApi.Title, "Batch runs")
-  .annotate(
-    OpenApi.Description,
-    "Many signed transfers in one request, run durably in the background: a job survives restarts, no transaction is " +
-      "sent twice, and each item reports its own outcome."
-  )
-{}
-
-export class ContractorPortalApi extends HttpApiGroup.make("contractorPortal")
-  .add(
-    HttpApiEndpoint.get("payouts", "/contractor/payouts")
-      .setUrlParams(ListContractorPayoutsParams)
-      .addSuccess(ContractorPayoutPage)
-      .annotate(OpenApi.Summary, "My payouts (contractor)")
-      .annotate(
-        OpenApi.Description,
-        "The signed-in contractor's own payouts across every organization that pays them (by the wallet address or " +
-          "the account linked when they accepted an invite), newest first, draft batches left out, a page at a time " +
-          "(`limit`, default 50; pass `nextCursor` as `cursor` for the next page). The amounts are in the transfers, " +
-          "encrypted: decrypt them with your own keys. Needs a session (any sign-in method); an empty page for " +
-          "someone who is no contractor. 400 for a `limit` outside 1 to 100 or a `cursor` this service did not hand out."
-      )
-  )
-  .middleware(Authentication)
-  .annotate(OpenApi.Title, "Contractor portal")
-  .annotate(OpenApi.Description, "What a contractor sees: the payouts made to them.")
 {}

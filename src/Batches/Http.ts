@@ -4,13 +4,9 @@ import { Api } from "../Api.ts"
 import { batchToJson, payoutToJson } from "../Domain/Batch.ts"
 import { jsonAnswer, pageToJson } from "../Http/JsonAnswer.ts"
 import { Organizations } from "../Orgs/Organizations.ts"
-import { CurrentSession } from "../Domain/Session.ts"
 import { BatchControls } from "./BatchControls.ts"
-import { BatchRuns } from "./BatchRuns.ts"
 import { Batches } from "./Batches.ts"
-import { ContractorPayouts } from "./ContractorPayouts.ts"
 import { batchPolicy } from "./Policy.ts"
-import { requireWallet } from "../Transfers/Submitter.ts"
 
 /** The pages of batches and of a batch's payouts, encoded by hand (`batchToJson`, `payoutToJson`). */
 const answerBatchPage = jsonAnswer(pageToJson(batchToJson))
@@ -44,24 +40,4 @@ export const BatchesHttpLive = HttpApiBuilder.group(Api, "batches", (handlers) =
       .handle("cancel", ({ path }) => Effect.flatMap(write, (actor) => controls.cancel(actor, path.id)))
       .handle("cancelPayout", ({ path }) =>
         Effect.flatMap(write, (actor) => controls.cancelPayout(actor, path.id, path.payoutId)))
-  }))
-
-export const BatchRunsHttpLive = HttpApiBuilder.group(Api, "batchRuns", (handlers) =>
-  Effect.gen(function*() {
-    const runs = yield* BatchRuns
-    const orgs = yield* Organizations
-    return handlers
-      .handle("start", ({ payload }) =>
-        Effect.gen(function*() {
-          const session = yield* CurrentSession
-          yield* requireWallet(session)
-          return yield* runs.start(session, yield* orgs.authorize(batchPolicy.pay), payload)
-        }))
-      .handle("poll", ({ path }) => Effect.flatMap(orgs.authorize(batchPolicy.read), (actor) => runs.poll(actor.orgId, path.jobId)))
-  }))
-
-export const ContractorPortalHttpLive = HttpApiBuilder.group(Api, "contractorPortal", (handlers) =>
-  Effect.gen(function*() {
-    const payouts = yield* ContractorPayouts
-    return handlers.handle("payouts", ({ urlParams }) => Effect.flatMap(CurrentSession, (s) => payouts.of(s.sub, urlParams)))
   }))

@@ -20,6 +20,7 @@ import Webhooks from "../../migrations/0016_webhooks.ts"
 import RateLimitsUnlogged from "../../migrations/0017_rate_limits_unlogged.ts"
 import PayoutsPage from "../../migrations/0018_payouts_page.ts"
 import PayrollControls from "../../migrations/0019_payroll_controls.ts"
+import ArchiveAttribution from "../../migrations/0020_archive_attribution.ts"
 import Sep10UsedNonces from "../../migrations/0021_sep10_used_nonces.ts"
 import { PgLive } from "./PgLive.ts"
 
@@ -41,6 +42,7 @@ export const MigratorLive = PgMigrator.layer({
     "0017_rate_limits_unlogged": RateLimitsUnlogged,
     "0018_payouts_page": PayoutsPage,
     "0019_payroll_controls": PayrollControls,
+    "0020_archive_attribution": ArchiveAttribution,
     "0021_sep10_used_nonces": Sep10UsedNonces
   })
 }).pipe(Layer.provide(NodeContext.layer))

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Account, Keypair, MuxedAccount, Networks, Operation, TransactionBuilder } from "@stellar/stellar-sdk"
 import { randomUUID } from "node:crypto"
-import { plan } from "../../src/Batches/Plan.ts"
+import { plan } from "../../src/BatchRuns/Plan.ts"
 import { PayoutId } from "../../src/Domain/Ids.ts"
 
 const PASSPHRASE = Networks.TESTNET

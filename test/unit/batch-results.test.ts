@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Exit } from "effect"
-import { itemResult as resultOf } from "../../src/Batches/ItemResult.ts"
+import { itemResult as resultOf } from "../../src/BatchRuns/ItemResult.ts"
 import { Forbidden, InvalidRequest, UpstreamUnavailable } from "../../src/Domain/Errors.ts"
 import { SponsorRefused, TransferRejected, TransferResult, TransferTimeout } from "../../src/Domain/Transfer.ts"
 

@@ -52,7 +52,7 @@ const COLUMNS = "id, org_id, session_sub, items, state, error, created_at"
  * Batch-run jobs and their per-item results; a job is worked by whichever instance holds its lease, recorded as its
  * `lease_owner`: only that instance renews or releases it.
  */
-export class JobRepo extends Effect.Service<JobRepo>()("Batches/JobRepo", {
+export class JobRepo extends Effect.Service<JobRepo>()("BatchRuns/JobRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const outbox = yield* Outbox

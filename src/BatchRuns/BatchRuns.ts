@@ -16,7 +16,7 @@ const unknownJob = new NotFound({ error: "unknown job" })
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** POST /batch and GET /batch/{jobId}: durable batch runs of signed transfers, worked in the background. */
-export class BatchRuns extends Effect.Service<BatchRuns>()("Batches/BatchRuns", {
+export class BatchRuns extends Effect.Service<BatchRuns>()("BatchRuns/BatchRuns", {
   effect: Effect.gen(function*() {
     const jobs = yield* JobRepo
     const submissions = yield* SubmissionRepo

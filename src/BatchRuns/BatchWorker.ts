@@ -13,7 +13,7 @@ import { itemResult } from "./ItemResult.ts"
 import { plan, type Planned } from "./Plan.ts"
 import { BatchRuns } from "./BatchRuns.ts"
 import * as Spans from "../Observability/Spans.ts"
-import { ControlRepo } from "./ControlRepo.ts"
+import { ControlRepo } from "../Batches/ControlRepo.ts"
 import type { PayoutId } from "../Domain/Ids.ts"
 
 /** Why an item was not run this time: the instance is draining, or its payout's batch is paused. */
