@@ -5,6 +5,7 @@ import { Keypair, StrKey, xdr } from "@stellar/stellar-sdk"
 import { Effect, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { clawback, eventsOf } from "./support/ArchiveEventVersions.ts"
+import { BASE, checkpointAt, history, ingestedThrough } from "./support/ArchiveReads.ts"
 import { call } from "./support/Client.ts"
 import { type LoopbackEvent, type LoopbackRpc } from "./support/LoopbackRpc.ts"
 import { CONFIDENTIAL_TOKEN, TestApp, type TestAppShape, TestAppLive } from "./support/TestApp.ts"
@@ -15,46 +16,8 @@ import { CONFIDENTIAL_TOKEN, TestApp, type TestAppShape, TestAppLive } from "./s
 // a merge; the compliance events are attributed by their topics and filterable by type.
 
 const FAST = { ARCHIVE_POLL_INTERVAL: "50 millis", ARCHIVE_LEASE: "2 seconds", ARCHIVE_PAGE_SIZE: "5" }
-const BASE = `/archive/tokens/${CONFIDENTIAL_TOKEN}`
 const v1 = eventsOf("8af46e2c")
 const v2 = eventsOf("0fd261c2")
-
-interface Served {
-  readonly id: string
-  readonly ledger: number
-  readonly type: string
-  readonly topics: ReadonlyArray<string>
-  readonly value: string
-}
-
-const get = (app: Pick<TestAppShape, "url">, path: string) => call(app, "GET", path)
-
-const ingestedThrough = (app: Pick<TestAppShape, "url">, ledger: number) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 400; i++) {
-      const status = yield* get(app, "/archive/status")
-      if (status.status === 200 && (status.body.ingestedThrough ?? 0) >= ledger) return status.body
-      yield* Effect.sleep("50 millis")
-    }
-    return yield* Effect.dieMessage(`the archive never reached ledger ${ledger}`)
-  })
-
-/** Every page of a history (100 a page), following `cursor`. */
-const history = (app: Pick<TestAppShape, "url">, path: string, query: Record<string, string> = {}) =>
-  Effect.gen(function*() {
-    const events: Array<Served> = []
-    let cursor: string | null = null
-    let complete = true
-    do {
-      const params = new URLSearchParams({ ...query, ...(cursor === null ? {} : { cursor }) })
-      const reply = yield* get(app, `${path}?${params}`)
-      expect(reply.status).toBe(200)
-      events.push(...reply.body.events)
-      complete &&= reply.body.complete
-      cursor = reply.body.cursor
-    } while (cursor !== null)
-    return { events, complete }
-  })
 
 const nameOf = (e: LoopbackEvent) => {
   const first = e.topics[0]
@@ -69,12 +32,6 @@ const topicOf = (address: string) => v1.merge(address).topics[1]!.toXdr("base64"
 /** The ids the RPC gives the token's events of `[from, to]`, in order. */
 const published = (rpc: LoopbackRpc, from: number, to: number, keep: (e: LoopbackEvent) => boolean = () => true) =>
   rpc.events.filter((e) => e.contractId === CONFIDENTIAL_TOKEN && e.ledger >= from && e.ledger <= to && keep(e)).map((e) => rpc.eventId(e))
-
-const checkpointAt = (app: Pick<TestAppShape, "url">, account: string, atLedger: number) =>
-  get(app, `${BASE}/accounts/${account}/checkpoint?atLedger=${atLedger}`).pipe(
-    Effect.tap((reply) => expect(reply.status).toBe(200)),
-    Effect.map((reply) => reply.body as { event: Served | null; anchor: Served | null; complete: boolean })
-  )
 
 const sqlOf = (app: TestAppShape) =>
   PgClient.make({ url: Redacted.make(app.config.DATABASE_URL!), maxConnections: 1 }).pipe(Effect.provide(Reactivity.layer))
@@ -256,7 +213,7 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 0 }), { timeout: 60_000, excludeTest
       rpc.publishEvents(CONFIDENTIAL_TOKEN, [v2.register(account)])
       const published = rpc.advanceLedger()
       yield* Effect.sleep("900 millis")
-      expect((yield* get(app, "/archive/status")).body.ingestedThrough).toBeLessThan(published)
+      expect((yield* call(app, "GET", "/archive/status")).body.ingestedThrough).toBeLessThan(published)
       yield* ingestedThrough(app, published)
       const paused = Date.now() - since
       console.log(`[archive lease figures] a crashed holder's lease (ARCHIVE_LEASE 2 s, poll 50 ms): ingestion resumed after ${paused} ms`)
