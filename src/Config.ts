@@ -1,5 +1,6 @@
 import { StrKey } from "@stellar/stellar-sdk"
-import { Config, ConfigError, Duration, Either, Option } from "effect"
+import { Config, ConfigError, Duration, Either, Option, Redacted } from "effect"
+import { createPublicKey } from "node:crypto"
 import { isIP } from "node:net"
 import { isProxyEntry } from "./Http/ClientAddress.ts"
 import { DatabaseConfig } from "./Sql/DatabaseConfig.ts"
@@ -122,17 +123,63 @@ export const StellarConfig = Config.all({
 export type StellarConfig = Config.Config.Success<typeof StellarConfig>
 
 /** Operational secrets; any left unset is generated into DATA_DIR outside production. */
+/** A Stellar secret seed (S...), checked when the setting is read; the value itself is never said. */
+const seed = (name: string) =>
+  Config.redacted(name).pipe(Config.validate({
+    message: `${name} is not a Stellar secret seed (S...)`,
+    validation: (secret) => StrKey.isValidEd25519SecretSeed(Redacted.value(secret).trim())
+  }))
+
+const GENERATED_SECRETS = ["JWT_SECRET", "SEP10_SIGNING_SECRET", "SPONSOR_SECRET", "FAUCET_SECRET"] as const
+
+/**
+ * The session key and the operational keys, each checked as it is read (so that a bad one stops the start before the
+ * database, named with the rest); unset ones are generated into DATA_DIR, except under NODE_ENV=production.
+ */
 export const SecretsConfig = Config.all({
-  jwtSecret: optionalRedacted("JWT_SECRET"),
-  sep10SigningSecret: optionalRedacted("SEP10_SIGNING_SECRET"),
-  sponsorSecret: optionalRedacted("SPONSOR_SECRET"),
-  faucetSecret: optionalRedacted("FAUCET_SECRET"),
-  channelSecrets: Config.option(Config.redacted("CHANNEL_SECRETS"))
-})
+  jwtSecret: Config.option(Config.redacted("JWT_SECRET").pipe(Config.validate({
+    message: "JWT_SECRET must be at least 32 bytes",
+    validation: (secret) => Buffer.byteLength(Redacted.value(secret)) >= 32
+  }))),
+  sep10SigningSecret: Config.option(seed("SEP10_SIGNING_SECRET")),
+  sponsorSecret: Config.option(seed("SPONSOR_SECRET")),
+  faucetSecret: Config.option(seed("FAUCET_SECRET")),
+  channelSecrets: Config.option(Config.redacted("CHANNEL_SECRETS").pipe(Config.validate({
+    message: "CHANNEL_SECRETS must be Stellar secret seeds (S...), comma-separated",
+    validation: (secrets) =>
+      Redacted.value(secrets).split(",").map((s) => s.trim()).filter((s) => s.length > 0).every(StrKey.isValidEd25519SecretSeed)
+  }))),
+  production: Production
+}).pipe(Config.mapOrFail((secrets) => {
+  const missing = GENERATED_SECRETS.filter((name) =>
+    Option.isNone({
+      JWT_SECRET: secrets.jwtSecret,
+      SEP10_SIGNING_SECRET: secrets.sep10SigningSecret,
+      SPONSOR_SECRET: secrets.sponsorSecret,
+      FAUCET_SECRET: secrets.faucetSecret
+    }[name])
+  )
+  return secrets.production && missing.length > 0
+    ? Either.left(ConfigError.MissingData([...missing], `NODE_ENV=production requires ${missing.join(", ")} (keys are generated only in development)`))
+    : Either.right(secrets)
+}))
+
+/** Whether a PEM is an ES256 (P-256) public key, as Privy's verification key is; `\\n` stands for a newline. */
+const isEs256PublicKey = (pem: string) => {
+  try {
+    const key = createPublicKey(pem.replace(/\\n/g, "\n"))
+    return key.asymmetricKeyType === "ec" && key.asymmetricKeyDetails?.namedCurve === "prime256v1"
+  } catch {
+    return false
+  }
+}
 
 export const PrivyConfig = Config.all({
   appId: optionalString("PRIVY_APP_ID"),
-  verificationKey: optionalRedacted("PRIVY_VERIFICATION_KEY"),
+  verificationKey: Config.option(Config.redacted("PRIVY_VERIFICATION_KEY").pipe(Config.validate({
+    message: "PRIVY_VERIFICATION_KEY is not an ES256 public key in PEM (SPKI) form",
+    validation: (pem) => isEs256PublicKey(Redacted.value(pem))
+  }))),
   jwksUrl: optionalString("PRIVY_JWKS_URL")
 })
 
@@ -197,7 +244,14 @@ export type OperationsConfig = Config.Config.Success<typeof OperationsConfig>
 export const FundingConfig = Config.all({
   usdcContract: optionalString("USDC_CONTRACT"),
   vaultContract: optionalString("VAULT_CONTRACT"),
-  faucetAmount: Config.string("FAUCET_AMOUNT").pipe(Config.withDefault("100"))
+  faucetAmount: Config.string("FAUCET_AMOUNT").pipe(
+    Config.validate({
+      message: "FAUCET_AMOUNT must be a positive decimal with at most 7 places (USDC per grant)",
+      // As Funding/Stroops.ts parses it: up to 12 whole digits and 7 decimals, above zero.
+      validation: (amount) => /^\d{1,12}(?:\.\d{1,7})?$/.test(amount.trim()) && /[1-9]/.test(amount)
+    }),
+    Config.withDefault("100")
+  )
 })
 
 /** Circle's USDC issuer on the Stellar testnet. */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type Config, ConfigProvider, Duration, Effect, Option, Redacted } from "effect"
 import fc from "fast-check"
-import { AllConfig, AuthLimitsConfig, ChallengeLimitsConfig, DatabaseConfig, ServerConfig } from "../src/Config.ts"
+import { generateKeyPairSync } from "node:crypto"
+import { AllConfig, AuthLimitsConfig, ChallengeLimitsConfig, DatabaseConfig, FundingConfig, PrivyConfig, ServerConfig } from "../src/Config.ts"
 
 const under = (settings: Readonly<Record<string, string>>) => <A>(config: Config.Config<A>) =>
   Effect.withConfigProvider(config, ConfigProvider.fromMap(new Map(Object.entries(settings))))
@@ -132,5 +133,45 @@ describe("settings refused at start", () => {
       for (const bits of ["0", "129", "64.5", "sixty-four"]) {
         expect(yield* refusal(AuthLimitsConfig, { AUTH_RATE_IPV6_PREFIX: bits }), bits).toContain("AUTH_RATE_IPV6_PREFIX")
       }
+    }))
+})
+
+describe("secrets and amounts are checked before the database starts", () => {
+  it.effect("a short JWT_SECRET, a malformed seed, a bad FAUCET_AMOUNT or Privy key, production without keys: all named at once", () =>
+    Effect.gen(function*() {
+      const said = yield* refusal(AllConfig, {
+        JWT_SECRET: "too short",
+        SPONSOR_SECRET: "SNOTASEED",
+        CHANNEL_SECRETS: "SBAD,SWORSE",
+        FAUCET_AMOUNT: "-5",
+        PRIVY_VERIFICATION_KEY: "-----BEGIN PUBLIC KEY-----\\nnot a key\\n-----END PUBLIC KEY-----"
+      })
+      for (
+        const why of [
+          "JWT_SECRET must be at least 32 bytes",
+          "SPONSOR_SECRET is not a Stellar secret seed",
+          "CHANNEL_SECRETS must be Stellar secret seeds",
+          "FAUCET_AMOUNT must be a positive decimal",
+          "PRIVY_VERIFICATION_KEY is not an ES256 public key"
+        ]
+      ) expect(said).toContain(why)
+      expect(said).not.toContain("SNOTASEED")
+      expect(said).not.toContain("too short")
+      const production = yield* refusal(AllConfig, { NODE_ENV: "production", PUBLIC_URL: "https://payroll.example.com" })
+      expect(production).toContain("NODE_ENV=production requires JWT_SECRET, SEP10_SIGNING_SECRET, SPONSOR_SECRET, FAUCET_SECRET")
+    }))
+
+  it.effect("FAUCET_AMOUNT takes what the faucet can pay; a real ES256 key passes", () =>
+    Effect.gen(function*() {
+      for (const amount of ["100", "0.0000001", "12.5"]) expect((yield* under({ FAUCET_AMOUNT: amount })(FundingConfig)).faucetAmount).toBe(amount)
+      for (const amount of ["0", "0.00", "1.12345678", "abc", "1e3"]) {
+        expect(yield* refusal(FundingConfig, { FAUCET_AMOUNT: amount }), amount).toContain("FAUCET_AMOUNT must be a positive decimal")
+      }
+      const { publicKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" })
+      const pem = publicKey.export({ type: "spki", format: "pem" }).toString()
+      expect(Option.isSome((yield* under({ PRIVY_VERIFICATION_KEY: pem })(PrivyConfig)).verificationKey)).toBe(true)
+      const { publicKey: rsa } = generateKeyPairSync("rsa", { modulusLength: 1024 })
+      expect(yield* refusal(PrivyConfig, { PRIVY_VERIFICATION_KEY: rsa.export({ type: "spki", format: "pem" }).toString() }))
+        .toContain("PRIVY_VERIFICATION_KEY is not an ES256 public key")
     }))
 })
