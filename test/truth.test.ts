@@ -274,7 +274,7 @@ const failedRounds = (app: TestAppShape) =>
 // The reconciler's path alone: the archive would settle the poisoned transfer from its `transfer` event instead
 // (test/archive.test.ts covers that path).
 // STELLAR_RPC_TIMEOUT: sign-ins of 40 employers must not time out on a loaded machine (the loopback RPC shares the
-// test's event loop); this block is not about timeouts, and it is given 90 s (CI on a loaded machine, the PostgreSQL
+// test's event loop); this block is not about timeouts, and its test is given 90 s (CI on a loaded machine, the PostgreSQL
 // server shared with two other suites: past the default 30 s once, with every transfer still settling). The settle
 // times are its figure, printed, not asserted.
 layer(
@@ -303,5 +303,5 @@ layer(
       expect(poisoned.healed.map((s) => s.status)).toEqual(["SUCCESS"])
       // The unreadable answer concerned its own submission only: no reconciler round failed on it.
       expect(failedAfter).toBe(failedBefore)
-    }))
+    }), { timeout: 90_000 })
 })
