@@ -401,7 +401,7 @@ export const freshDatabase = async (label: string, serverUrl: string | undefined
 /**
  * How to reach `db` directly (bench set-up SQL): the server's database, or database `embeddedDatabase` of the embedded
  * cluster a process started in its `dataDir` (the port in `pg/postmaster.pid`, the password in `pg.password`, as
- * src/Sql/Embedded.ts keeps them; a baseline's tables are in `baseline`, see bench/baseline-http.ts).
+ * src/EmbeddedPostgres/Embedded.ts keeps them; a baseline's tables are in `baseline`, see bench/baseline-http.ts).
  */
 export const databaseConnection = async (db: BenchDatabase, embeddedDatabase = "postgres"): Promise<pg.ClientConfig> => {
   if (db.url !== undefined) return { connectionString: db.url }
