@@ -195,7 +195,10 @@ export const signJwt = (secret: string, issuer: string, sub: string, ttlSeconds 
 /** Recipients are opaque to the service; a fixed set keeps key generation out of the measured loop. */
 const RECIPIENT_KEYS = Array.from({ length: 32 }, () => Keypair.random().publicKey())
 const RECIPIENTS = RECIPIENT_KEYS.map((key) => Address.fromString(key).toScVal())
-/** Real-size `data` (a 15,000-byte stand-in proof), a pool of them made once so the client's CPU stays out of the loop. */
+/**
+ * Real-size `data` (a 14,592-byte stand-in proof: an UltraHonk proof as the token's circuits produce it today), a pool
+ * of them made once so the client's CPU stays out of the loop.
+ */
 const DATA = Array.from({ length: 32 }, () => xdr.ScVal.scvBytes(transferData()))
 
 /** The OpenZeppelin confidential token emulated at `contract`, with the recipients registered. */
@@ -213,18 +216,20 @@ export const addWallet = (rpc: LoopbackRpc, contract: string, wallet: Keypair): 
 /**
  * `confidential_transfer(from, to, data)` signed by `wallet`, for sequence `current + 1`, valid for
  * `validForSeconds` (default 60 s), inner fee 1001 stroops, with the source account's authorization entry a client
- * gets from simulation: what test/support/Transfer.ts's `innerTransfer` builds (about 16 KB of XDR).
+ * gets from simulation: what test/support/Transfer.ts's `innerTransfer` builds (about 31 KB of XDR). `to` is one of
+ * the recipients `deployToken` registers, at random, unless given (it must be registered with the token too).
  */
 export const transferXdr = (
   wallet: Keypair,
   current: bigint,
   contract: string,
   passphrase = Networks.TESTNET,
-  validForSeconds = 60
+  validForSeconds = 60,
+  to?: string
 ): string => {
   const args = [
     Address.fromString(wallet.publicKey()).toScVal(),
-    RECIPIENTS[Math.floor(Math.random() * RECIPIENTS.length)]!,
+    to === undefined ? RECIPIENTS[Math.floor(Math.random() * RECIPIENTS.length)]! : Address.fromString(to).toScVal(),
     DATA[Math.floor(Math.random() * DATA.length)]!
   ]
   const tx = new TransactionBuilder(new Account(wallet.publicKey(), current.toString()), { fee: "1001", networkPassphrase: passphrase })
