@@ -28,7 +28,39 @@ interface AuditItem {
 const auditOf = (app: TestAppShape, token: string, query: string) =>
   Effect.map(must(app, "GET", `/audit?limit=100&${query}`, token), (page) => page.items as Array<AuditItem>)
 
-layer(TestAppLive({}, { ledgerIntervalMs: 20 }), { timeout: 90_000 })("payroll controls", (it) => {
+/** A loopback endpoint nobody listens on (the discard port): its deliveries are logged, and fail at once. */
+const NOWHERE = "http://127.0.0.2:9/controls"
+
+layer(TestAppLive({ WEBHOOK_ALLOW_PRIVATE: "true" }, { ledgerIntervalMs: 20 }), { timeout: 90_000 })("payroll controls", (it) => {
+  it.effect("every control writes its webhook event", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const m = yield* orgWithEveryRole(app, "Events Co")
+      const events = ["batch.approved", "batch.rejected", "batch.paused", "batch.resumed", "batch.canceled", "payout.canceled"]
+      const endpoint = yield* must(app, "POST", "/webhooks", m.owner.token, { url: NOWHERE, events })
+      yield* must(app, "PATCH", "/org/settings", m.owner.token, { approvalsRequired: 1 })
+      const { batchId, payouts } = yield* batchOf(app, m.initiator.token, 2)
+      yield* must(app, "POST", `/batches/${batchId}/approve`, m.approver.token)
+      yield* must(app, "POST", `/batches/${batchId}/reject`, m.approver.token, { reason: "wrong month" })
+      yield* must(app, "POST", `/batches/${batchId}/ready`, m.initiator.token)
+      yield* must(app, "POST", `/batches/${batchId}/pause`, m.payer.token)
+      yield* must(app, "POST", `/batches/${batchId}/resume`, m.payer.token)
+      yield* must(app, "POST", `/batches/${batchId}/payouts/${payouts[0]!.id}/cancel`, m.initiator.token)
+      yield* must(app, "POST", `/batches/${batchId}/cancel`, m.initiator.token)
+      const log = yield* must(app, "GET", `/webhooks/${endpoint.id}/deliveries?limit=100`, m.owner.token)
+      // Events of one transaction may share a millisecond (the log's order then falls to their ids): compared as a set.
+      expect((log.items as Array<{ type: string }>).map((d) => d.type).sort()).toEqual([
+        "batch.approved",
+        "batch.rejected",
+        "batch.paused",
+        "batch.resumed",
+        "payout.canceled",
+        "payout.canceled",
+        "batch.canceled"
+      ].sort())
+      yield* must(app, "PATCH", "/org/settings", m.owner.token, { approvalsRequired: 0 })
+    }))
+
   it.effect("four eyes: the creator and the readier may not approve; a second member does; short of approvals nothing reaches the network", () =>
     Effect.gen(function*() {
       const app = yield* TestApp

@@ -47,7 +47,14 @@ export const BatchWorkerLive = Layer.scopedDiscard(
     /** Whether the item pays a payout whose batch is paused: it then waits, queued (issue 22 §3). */
     const held = (payoutId: PayoutId | undefined) => payoutId === undefined ? Effect.succeed(false) : controls.pausedPayout(payoutId)
 
-    const runItem = (job: JobRow, done: ReadonlySet<number>, sources: ReadonlySet<string>, skip: (why: Skip) => void) => (planned: Planned) =>
+    const runItem = (
+      job: JobRow,
+      done: ReadonlySet<number>,
+      sources: ReadonlySet<string>,
+      linkedOnly: boolean,
+      skip: (why: Skip) => void
+    ) =>
+    (planned: Planned) =>
       Effect.gen(function*() {
         if (done.has(planned.i)) return
         if (yield* drain.draining) return skip("draining")
@@ -57,7 +64,8 @@ export const BatchWorkerLive = Layer.scopedDiscard(
           sub: job.sessionSub,
           orgId: job.orgId,
           allowedSources: sources,
-          actor: { type: "member", id: job.sessionSub }
+          actor: { type: "member", id: job.sessionSub },
+          linkedOnly
         })
         const request = TransferRequest.make({
           signedXDR: planned.item.signedXDR,
@@ -86,10 +94,11 @@ export const BatchWorkerLive = Layer.scopedDiscard(
       Effect.gen(function*() {
         const done = new Set((yield* jobs.results(job.id)).map((r) => r.i))
         const sources = new Set(yield* orgs.memberAccounts(job.orgId))
+        const linkedOnly = (yield* orgs.approvalsRequired(job.orgId)) > 0
         const groups = plan(job.items, networkPassphrase)
         let skipped: Skip | undefined
         const skip = (why: Skip) => void (skipped = skipped === "draining" ? skipped : why)
-        yield* Effect.forEach(groups, (group) => Effect.forEach(group, runItem(job, done, sources, skip), { discard: true }), {
+        yield* Effect.forEach(groups, (group) => Effect.forEach(group, runItem(job, done, sources, linkedOnly, skip), { discard: true }), {
           concurrency: accountsPerJob,
           discard: true
         })

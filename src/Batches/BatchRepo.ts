@@ -1,7 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
-import type { ParseError } from "effect/ParseResult"
 import { randomUUID } from "node:crypto"
 import {
   batchFromRow,
@@ -12,11 +10,10 @@ import {
   PayoutFromRow,
   PayoutStatus
 } from "../Domain/Batch.ts"
-import type { ServiceUnavailable } from "../Domain/Errors.ts"
 import { BatchMachine, PayoutMachine, type StateMachine, sourcesOf } from "../Domain/StateMachines.ts"
 import { BatchId, ContractorId, OrgId, PayoutId } from "../Domain/Ids.ts"
 import { keysetPages, type KeysetQuery } from "../Sql/KeysetPage.ts"
-import { orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
+import { orUnavailable, unavailableOrDie, undecodableDies } from "../Sql/Errors.ts"
 import { Outbox } from "../Sql/Outbox.ts"
 import * as Spans from "../Observability/Spans.ts"
 
@@ -104,12 +101,6 @@ const Counted = Schema.Struct({
   completedAt: Schema.NullOr(Schema.DateFromSelf)
 })
 
-/**
- * A query inside a caller's transaction: its SqlError (and the outbox's ServiceUnavailable) stays typed; a row that
- * does not decode is a defect.
- */
-const typed = <A, E extends SqlError | ServiceUnavailable | ParseError, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catchIf(effect, (e): e is Extract<E, ParseError> => e._tag === "ParseError", Effect.die)
 
 /**
  * Batches and their payouts; state moves are single guarded UPDATEs so two concurrent moves cannot both win. A payout
@@ -135,7 +126,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
     const create = (orgId: OrgId, name: string, createdBy: string) =>
       insertBatch({ id: randomUUID(), orgId, name, createdBy }).pipe(
         Effect.catchTag("NoSuchElementException", Effect.die),
-        typed,
+        undecodableDies,
         Spans.withSpan("BatchRepo.create")
       )
 
@@ -172,7 +163,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
             WHERE batch_id = ${id} AND status IN ${sql.in(PAYOUT_DRAFT_TO_READY)}`
         }
         return moved
-      }).pipe(typed, Spans.withSpan("BatchRepo.ready"))
+      }).pipe(undecodableDies, Spans.withSpan("BatchRepo.ready"))
 
     const deleteDraft = SqlSchema.findAll({
       Request: OfOrg,
@@ -188,7 +179,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
       execute: ({ orgId, id }) => sql`SELECT status FROM batches WHERE org_id = ${orgId} AND id = ${id} FOR UPDATE`
     })
     /** Locks the batch for a change of its payouts (inside a transaction); none when it does not exist. */
-    const lock = (orgId: OrgId, id: BatchId) => lockBatch({ orgId, id }).pipe(typed)
+    const lock = (orgId: OrgId, id: BatchId) => lockBatch({ orgId, id }).pipe(undecodableDies)
 
     const insertPayouts = SqlSchema.findAll({
       Request: Schema.Array(NewPayout),
@@ -202,7 +193,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
         )
         yield* sql`UPDATE batches SET payout_count = payout_count + ${inserted.length} WHERE id = ${batchId}`
         return inserted
-      }).pipe(typed)
+      }).pipe(undecodableDies)
 
     const deletePayout = SqlSchema.findAll({
       Request: Schema.Struct({ batchId: BatchId, payoutId: PayoutId }),
@@ -214,7 +205,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
         const gone = yield* deletePayout({ batchId, payoutId })
         if (gone.length === 1) yield* sql`UPDATE batches SET payout_count = payout_count - 1 WHERE id = ${batchId}`
         return gone.length === 1
-      }).pipe(typed)
+      }).pipe(undecodableDies)
 
     const payoutPage = keysetPages(sql, { table: "payouts", columns: PAYOUT, fromRow: payoutFromRow })
     /** One page of a batch's payouts, newest first (`limit + 1` rows, see keysetPages). */
@@ -227,7 +218,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
       execute: ({ batchId, ids }) => sql`SELECT contractor_id FROM payouts WHERE batch_id = ${batchId} AND contractor_id = ANY(${ids})`
     })
     /** Which of these contractors already have a payout in the batch. */
-    const inBatch = (batchId: BatchId, ids: ReadonlyArray<ContractorId>) => members({ batchId, ids }).pipe(typed)
+    const inBatch = (batchId: BatchId, ids: ReadonlyArray<ContractorId>) => members({ batchId, ids }).pipe(undecodableDies)
 
     const contractorPayouts = SqlSchema.findAll({
       Request: Schema.Struct({
@@ -288,7 +279,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
             RETURNING p.batch_id, prev.status AS previous`
     })
     /** ready or failed → submitted; none when the payout is in neither. Returns its batch and its previous state. */
-    const submitPayout = (payoutId: string, hash: string, now: Date) => markSubmitted({ payoutId, hash, now }).pipe(typed)
+    const submitPayout = (payoutId: string, hash: string, now: Date) => markSubmitted({ payoutId, hash, now }).pipe(undecodableDies)
 
     const markStarted = SqlSchema.findOne({
       Request: Schema.Struct({ batchId: BatchId, retry: Schema.Boolean, now: Schema.DateFromSelf }),
@@ -311,7 +302,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
      * failed before (a retry), which then no longer counts as failed. None when the batch is not open (paused,
      * canceled, rejected back to draft); else the state it left.
      */
-    const startBatch = (batchId: BatchId, retry: boolean, now: Date) => markStarted({ batchId, retry, now }).pipe(typed)
+    const startBatch = (batchId: BatchId, retry: boolean, now: Date) => markStarted({ batchId, retry, now }).pipe(undecodableDies)
 
     const markFinished = SqlSchema.findOne({
       Request: Schema.Struct({
@@ -345,7 +336,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
           }
         })
         return Option.some({ batchId, contractorId, orgId })
-      }).pipe(typed)
+      }).pipe(undecodableDies)
 
     const countOne = SqlSchema.single({
       Request: Schema.Struct({ batchId: BatchId, settled: Schema.Boolean, now: Schema.DateFromSelf }),
@@ -392,7 +383,7 @@ export class BatchRepo extends Effect.Service<BatchRepo>()("Batches/BatchRepo", 
           }
         })
         return Option.some({ orgId: batch.orgId, from: batch.previous, to: batch.status })
-      }).pipe(typed)
+      }).pipe(undecodableDies)
 
     return {
       transaction,

@@ -1,11 +1,9 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
-import type { ParseError } from "effect/ParseResult"
 import { BatchFromRow, BatchStatus, PayoutStatus } from "../Domain/Batch.ts"
 import { BatchId, ContractorId, OrgId, PayoutId } from "../Domain/Ids.ts"
 import { BatchMachine, PayoutMachine } from "../Domain/StateMachines.ts"
-import { isUniqueViolation } from "../Sql/Errors.ts"
+import { isUniqueViolation, undecodableDies } from "../Sql/Errors.ts"
 import { BATCH, movable } from "./BatchRepo.ts"
 import * as Spans from "../Observability/Spans.ts"
 
@@ -20,9 +18,6 @@ const PAYOUT_TO_CANCELED = movable(PayoutMachine, ["draft", "ready", "failed"], 
 const OfOrg = Schema.Struct({ orgId: OrgId, id: BatchId })
 const Canceled = Schema.Struct({ id: PayoutId, contractorId: ContractorId, previous: PayoutStatus })
 
-/** A query inside a caller's transaction: its SqlError stays typed; a row that does not decode is a defect. */
-const typed = <A, E extends SqlError | ParseError, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catchIf(effect, (e): e is Extract<E, ParseError> => e._tag === "ParseError", Effect.die)
 
 /**
  * The payroll controls' moves (issue 22 §2, §3): approve, reject, pause, resume, cancel a batch or one payout. Each
@@ -40,7 +35,7 @@ export class ControlRepo extends Effect.Service<ControlRepo>()("Batches/ControlR
       execute: ({ orgId, id }) => sql`SELECT ${columns} FROM batches WHERE org_id = ${orgId} AND id = ${id} FOR UPDATE`
     })
     /** The batch, locked until the transaction ends. */
-    const lock = (orgId: OrgId, id: BatchId) => findBatch({ orgId, id }).pipe(typed)
+    const lock = (orgId: OrgId, id: BatchId) => findBatch({ orgId, id }).pipe(undecodableDies)
 
     /** Records one approval; false when this member already approved the batch. */
     const approve = (id: BatchId, sub: string, now: Date) =>
@@ -70,9 +65,9 @@ export class ControlRepo extends Effect.Service<ControlRepo>()("Batches/ControlR
           UPDATE payouts SET status = 'draft', updated_at = ${now}
           WHERE batch_id = ${id} AND status IN ${sql.in(PAYOUT_READY_TO_DRAFT)}`
         return yield* moveBatch({ id, from: READY_TO_DRAFT, to: "draft" })
-      }).pipe(typed, Spans.withSpan("ControlRepo.reject"))
+      }).pipe(undecodableDies, Spans.withSpan("ControlRepo.reject"))
 
-    const pause = (id: BatchId) => moveBatch({ id, from: TO_PAUSED, to: "paused" }).pipe(typed, Spans.withSpan("ControlRepo.pause"))
+    const pause = (id: BatchId) => moveBatch({ id, from: TO_PAUSED, to: "paused" }).pipe(undecodableDies, Spans.withSpan("ControlRepo.pause"))
 
     const pausedFrom = SqlSchema.findOne({
       Request: BatchId,
@@ -85,7 +80,7 @@ export class ControlRepo extends Effect.Service<ControlRepo>()("Batches/ControlR
         const from = yield* pausedFrom(id)
         if (Option.isNone(from)) return Option.none()
         return yield* moveBatch({ id, from: FROM_PAUSED, to: from.value.pausedFrom })
-      }).pipe(typed, Spans.withSpan("ControlRepo.resume"))
+      }).pipe(undecodableDies, Spans.withSpan("ControlRepo.resume"))
 
     const cancelPayouts = SqlSchema.findAll({
       Request: Schema.Struct({ batchId: BatchId, only: Schema.NullOr(PayoutId), now: Schema.DateFromSelf }),
@@ -143,7 +138,7 @@ export class ControlRepo extends Effect.Service<ControlRepo>()("Batches/ControlR
         const failed = canceled.filter((p) => p.previous === "failed").length
         const batch = yield* settle({ id, canceled: canceled.length, failed, cancelBatch: only === null, now })
         return { canceled, batch }
-      }).pipe(typed, Spans.withSpan("ControlRepo.cancel"))
+      }).pipe(undecodableDies, Spans.withSpan("ControlRepo.cancel"))
 
     const statusOfPayout = SqlSchema.findOne({
       Request: PayoutId,
@@ -152,7 +147,7 @@ export class ControlRepo extends Effect.Service<ControlRepo>()("Batches/ControlR
     })
     /** Whether the payout's batch is paused now: a batch run holds its items back. */
     const pausedPayout = (id: PayoutId) =>
-      statusOfPayout(id).pipe(Effect.map((row) => Option.isSome(row) && row.value.status === "paused"), typed)
+      statusOfPayout(id).pipe(Effect.map((row) => Option.isSome(row) && row.value.status === "paused"), undecodableDies)
 
     const payoutOf = SqlSchema.findOne({
       Request: Schema.Struct({ batchId: BatchId, id: PayoutId }),
@@ -161,7 +156,7 @@ export class ControlRepo extends Effect.Service<ControlRepo>()("Batches/ControlR
     })
     /** A payout's status in the batch; none when the batch has no such payout. */
     const payoutStatus = (batchId: BatchId, id: PayoutId) =>
-      payoutOf({ batchId, id }).pipe(Effect.map(Option.map((row) => row.status)), typed)
+      payoutOf({ batchId, id }).pipe(Effect.map(Option.map((row) => row.status)), undecodableDies)
 
     return { lock, approve, reject, pause, resume, cancel, pausedPayout, payoutStatus } as const
   })

@@ -29,4 +29,6 @@ export interface Actor {
   readonly role: MemberRole
   readonly permissions: ReadonlyArray<Permission>
   readonly audit: AuditActor
+  /** The organization's approval rule, read with the membership (a transfer naming no payout is refused above 0). */
+  readonly approvalsRequired: number
 }

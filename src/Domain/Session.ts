@@ -126,7 +126,13 @@ export class Org extends Schema.Class<Org>("Org")(OrgFields, documented(OrgField
 export const OrgFromRow = fromRow(Org, { ...Org.fields, createdAt: Schema.DateTimeUtcFromDate })
 
 /** The organization a user belongs to, and as what. */
-export const Membership = Schema.Struct({ memberId: Schema.UUID, orgId: OrgId, orgName: Schema.String, role: MemberRole })
+export const Membership = Schema.Struct({
+  memberId: Schema.UUID,
+  orgId: OrgId,
+  orgName: Schema.String,
+  role: MemberRole,
+  approvalsRequired: Schema.Int
+})
 export type Membership = typeof Membership.Type
 
 const CreateOrgFields = {

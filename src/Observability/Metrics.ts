@@ -14,6 +14,8 @@ const latencyBoundaries = MetricBoundaries.exponential({ start: 0.005, factor: 2
  * member of a family is looked up once, on its first update. Tag values are few (routes, statuses, RPC methods,
  * outcomes, rules), so a family stays small.
  */
+// `MetricKeyType<any, any>`: the constraint effect's own MetricKey and Metric put on a key type (MetricKey.d.ts);
+// a narrower one here is refused where they take it.
 const family = <Type extends MetricKeyType.MetricKeyType<any, any>>(key: MetricKey.MetricKey<Type>, names: ReadonlyArray<string>) => {
   const made = new Map<string, Metric.Metric<Type, MetricKeyType.MetricKeyType.InType<Type>, MetricKeyType.MetricKeyType.OutType<Type>>>()
   return (...values: ReadonlyArray<string>) => {

@@ -8,7 +8,7 @@ import { MemberFromRow, MemberId } from "../Domain/Members.ts"
 import { MemberRole } from "../Domain/Roles.ts"
 import { Membership, type Org, OrgFromRow } from "../Domain/Session.ts"
 import { keysetPages, type KeysetQuery } from "../Sql/KeysetPage.ts"
-import { isUniqueViolation, orUnavailable, unavailableOrDie } from "../Sql/Errors.ts"
+import { isUniqueViolation, orUnavailable, unavailableOrDie, undecodableDies } from "../Sql/Errors.ts"
 import * as Spans from "../Observability/Spans.ts"
 
 export type { Membership } from "../Domain/Session.ts"
@@ -20,9 +20,6 @@ const Account = Schema.Struct({ userSub: Schema.String })
 const Settings = Schema.Struct({ approvalsRequired: Schema.Int })
 const OfOrg = Schema.Struct({ orgId: OrgId, id: MemberId })
 
-/** A query inside a caller's transaction: its SqlError stays typed; a row that does not decode is a defect. */
-const typed = <A, E extends SqlError | ParseError, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catchIf(effect, (e): e is Extract<E, ParseError> => e._tag === "ParseError", Effect.die)
 
 /** Organizations, who belongs to them and as what (a user belongs to at most one), and their payroll settings. */
 export class OrgRepo extends Effect.Service<OrgRepo>()("Orgs/OrgRepo", {
@@ -44,7 +41,8 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Orgs/OrgRepo", {
       Result: Membership,
       execute: (sub) =>
         sql`
-            SELECT m.id AS member_id, m.org_id, o.name AS org_name, m.role
+            SELECT m.id AS member_id, m.org_id, o.name AS org_name, m.role,
+              coalesce((SELECT s.approvals_required FROM org_settings s WHERE s.org_id = m.org_id), 0) AS approvals_required
             FROM org_members m JOIN orgs o ON o.id = m.org_id
             WHERE m.user_sub = ${sub}`
     })
@@ -71,7 +69,7 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Orgs/OrgRepo", {
     const invite = (orgId: OrgId, tokenHash: Buffer, createdBy: string, expiresAt: Date, role: MemberRole) =>
       sql`INSERT INTO org_invites ${sql.insert({ id: randomUUID(), orgId, tokenHash, createdBy, expiresAt, role })} RETURNING id`.pipe(
         Effect.map((rows) => String(rows[0]?.id)),
-        typed,
+        undecodableDies,
         Spans.withSpan("OrgRepo.invite")
       )
 
@@ -118,7 +116,7 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Orgs/OrgRepo", {
         sql`SELECT id, user_sub, role, created_at FROM org_members WHERE org_id = ${orgId} AND id = ${id} FOR UPDATE`
     })
     /** Locks a member (inside a transaction); none when the organization has no such member. */
-    const member = (orgId: OrgId, id: MemberId) => lockMember({ orgId, id }).pipe(typed)
+    const member = (orgId: OrgId, id: MemberId) => lockMember({ orgId, id }).pipe(undecodableDies)
 
     /**
      * How many owners the organization has, every owner's row locked until the transaction ends: two changes that
@@ -153,7 +151,7 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Orgs/OrgRepo", {
           INSERT INTO org_settings (org_id, approvals_required, updated_at) VALUES (${orgId}, ${value}, ${now})
           ON CONFLICT (org_id) DO UPDATE SET approvals_required = EXCLUDED.approvals_required, updated_at = EXCLUDED.updated_at`
         return Option.match(before, { onNone: () => 0, onSome: (s) => s.approvalsRequired })
-      }).pipe(typed)
+      }).pipe(undecodableDies)
 
     return {
       transaction,

@@ -46,7 +46,8 @@ export class Organizations extends Effect.Service<Organizations>()("Orgs/Organiz
           memberId: m.memberId,
           role: m.role,
           permissions: effectivePermissions(m.role, key?.role ?? null),
-          audit: key === undefined ? { type: "member", id: session.sub } : { type: "apiKey", id: key.id }
+          audit: key === undefined ? { type: "member", id: session.sub } : { type: "apiKey", id: key.id },
+          approvalsRequired: m.approvalsRequired
         }
         return actor
       })
@@ -207,7 +208,6 @@ export class Organizations extends Effect.Service<Organizations>()("Orgs/Organiz
       actorOf,
       employerOrg,
       authorize,
-      approvalsRequired: orgs.approvalsRequired,
       inviteMember,
       joinOrg,
       members,

@@ -74,3 +74,10 @@ export const unavailableOrDie = (error: unknown): Effect.Effect<never, ServiceUn
  */
 export const orUnavailable = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, ServiceUnavailable, R> =>
   Effect.catchAll(self, unavailableOrDie)
+
+/**
+ * For a query inside a caller's transaction: its SqlError (and a ServiceUnavailable from the outbox or the audit
+ * trail) stays typed, for the transaction to roll back on; a row that does not decode is a defect.
+ */
+export const undecodableDies = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catchIf(effect, (e): e is Extract<E, { readonly _tag: "ParseError" }> => e._tag === "ParseError", Effect.die)

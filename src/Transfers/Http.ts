@@ -23,7 +23,7 @@ export const TransfersHttpLive = HttpApiBuilder.group(Api, "transfers", (handler
           const session = yield* CurrentSession
           yield* requireWallet(session)
           const actor = yield* orgs.authorize(transferPolicy.pay)
-          return yield* transfers.submit(submitterOf(session, actor.orgId, actor.audit), payload)
+          return yield* transfers.submit(submitterOf(session, actor), payload)
         }))
       .handle("prepare", ({ payload }) =>
         Effect.gen(function*() {
@@ -33,7 +33,7 @@ export const TransfersHttpLive = HttpApiBuilder.group(Api, "transfers", (handler
           if (!isAccountId(session.sub)) {
             return yield* new Forbidden({ error: "the signed-in wallet must be a plain account (G...) to source a transfer" })
           }
-          return yield* preparer.prepare(session.sub, actor.orgId, payload)
+          return yield* preparer.prepare(session.sub, actor, payload)
         }))
       .handle("status", ({ path }) => Effect.flatMap(CurrentSession, (s) => transfers.status(s, path.hash)))
   }))

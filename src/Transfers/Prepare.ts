@@ -2,8 +2,7 @@ import { Account, Address, BASE_FEE, Contract, TransactionBuilder, xdr } from "@
 import { Clock, DateTime, Effect, Option } from "effect"
 import { StellarConfig } from "../Config.ts"
 import { Forbidden, NotImplemented, UpstreamUnavailable } from "../Domain/Errors.ts"
-import type { OrgId } from "../Domain/Ids.ts"
-import { Organizations } from "../Orgs/Organizations.ts"
+import type { Actor } from "../Domain/Actor.ts"
 import { SettlementHooks } from "./SettlementHooks.ts"
 import type { AccountId } from "../Domain/Stellar.ts"
 import { type PrepareTransferRequest, PreparedTransfer, SimulationRefused } from "../Domain/Transfer.ts"
@@ -33,7 +32,6 @@ export class TransferPreparer extends Effect.Service<TransferPreparer>()("Transf
     const rpc = yield* RpcClient
     const sponsor = yield* Sponsor
     const hooks = yield* SettlementHooks
-    const approvals = (yield* Organizations).approvalsRequired
     const permits = yield* Effect.makeSemaphore(CONCURRENT_SIMULATIONS)
 
     // A code of the token's ranges gets its name; any other keeps its number alone, never a guessed name.
@@ -55,15 +53,15 @@ export class TransferPreparer extends Effect.Service<TransferPreparer>()("Transf
       })
     }
 
-    const prepare = Spans.fn("TransferPreparer.prepare")(function*(source: AccountId, orgId: OrgId, request: PrepareTransferRequest) {
+    const prepare = Spans.fn("TransferPreparer.prepare")(function*(source: AccountId, actor: Actor, request: PrepareTransferRequest) {
       if (Option.isNone(confidentialTokenContract)) {
         return yield* new NotImplemented({ error: "no confidential token is configured (CONFIDENTIAL_TOKEN_CONTRACT)" })
       }
       const contract = confidentialTokenContract.value
       // The payroll controls before anything reaches the network: the payout must be payable now (409 while its
       // batch is paused, canceled or short of approvals), and with approvals required a transfer must name one.
-      if (request.payoutId !== undefined) yield* hooks.checkPayout(orgId, request.payoutId, request.to)
-      else if ((yield* approvals(orgId)) > 0) {
+      if (request.payoutId !== undefined) yield* hooks.checkPayout(actor.orgId, request.payoutId, request.to)
+      else if (actor.approvalsRequired > 0) {
         return yield* new Forbidden({
           error: "the organization requires approved batches: the sponsor pays only transfers that name a payout (payoutId)"
         })

@@ -3,7 +3,7 @@ import { Data, Effect, Either } from "effect"
 import { Forbidden, NotImplemented } from "../Domain/Errors.ts"
 import type { OrgId } from "../Domain/Ids.ts"
 import type { Session } from "../Domain/Session.ts"
-import type { AuditActor } from "../Domain/Actor.ts"
+import type { Actor, AuditActor } from "../Domain/Actor.ts"
 
 /**
  * Who may submit a sponsored transfer, in one place: a wallet session (`requireWallet`), sourcing only accounts the
@@ -17,6 +17,8 @@ export class Submitter extends Data.Class<{
   readonly allowedSources: ReadonlySet<string>
   /** Who the audit trail says submitted it. */
   readonly actor: AuditActor
+  /** The organization requires approved batches: the sponsor pays only transfers that name a payout. */
+  readonly linkedOnly: boolean
 }> {}
 
 /** Sponsored transfers are signed by a wallet: an email (Privy) session cannot submit one. */
@@ -26,8 +28,14 @@ export const requireWallet = (session: Session) =>
     : Effect.fail(new NotImplemented({ error: "sponsored transfers need a wallet (SEP-10) session" }))
 
 /** The signed-in employer's wallet, alone. */
-export const submitterOf = (session: Session, orgId: OrgId, actor: AuditActor) =>
-  new Submitter({ sub: session.sub, orgId, allowedSources: new Set([session.sub]), actor })
+export const submitterOf = (session: Session, actor: Actor) =>
+  new Submitter({
+    sub: session.sub,
+    orgId: actor.orgId,
+    allowedSources: new Set([session.sub]),
+    actor: actor.audit,
+    linkedOnly: actor.approvalsRequired > 0
+  })
 
 /**
  * The transaction and every operation must be sourced by the signed-in account (for a batch run: by one of the

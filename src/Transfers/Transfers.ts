@@ -173,7 +173,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
         }
         const call = yield* sponsor.check(tx, at)
         if (request.payoutId !== undefined) yield* hooks.checkPayout(submitter.orgId, request.payoutId, call.to)
-        else if ((yield* orgs.approvalsRequired(submitter.orgId)) > 0) {
+        else if (submitter.linkedOnly) {
           return yield* new Forbidden({
             error: "the organization requires approved batches: the sponsor pays only transfers that name a payout (payoutId)"
           })

@@ -21,5 +21,6 @@ export const actorOf = (orgId: OrgId, role: MemberRole = "owner", sub = "GMEMBER
   memberId: "00000000-0000-4000-8000-000000000000",
   role,
   permissions: ROLE_PERMISSIONS[role],
-  audit: { type: "member", id: sub }
+  audit: { type: "member", id: sub },
+  approvalsRequired: 0
 })

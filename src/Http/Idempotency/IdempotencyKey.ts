@@ -54,6 +54,11 @@ const HEADER_DESCRIPTION = "Makes a retry of this request safe (IETF draft \"The
   "400 for a malformed key; 409 while the first request with the key is still running; 422 when the key was used " +
   "for a different request."
 
+/**
+ * The generated OpenAPI document, walked by key at any depth to rewrite the 422s. It is JSON the framework made, not
+ * input: its shape is checked downstream by Redocly (`npm run lint:openapi`) and test/openapi-docs.test.ts, so the walk
+ * reads it untyped rather than narrowing every level.
+ */
 type Json = Record<string, any>
 
 const isIdempotent = (method: string, path: string) => IDEMPOTENT_OPERATIONS.includes(`${method.toUpperCase()} ${path}`)
