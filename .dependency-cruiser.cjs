@@ -1,23 +1,24 @@
 // Imports run one way (issue 15 §2): infrastructure below features, features without cycles between them.
 // Run by `npm run lint:deps`, which .ci/run calls after the tests.
-// test/unit/dependency-rules.test.ts holds the two lists to the folders src/ has: each in one, none that does not exist.
-const FEATURES = "^src/(Auth|Orgs|Contractors|ContractorPortal|Batches|BatchRuns|Transfers|Funding|Health|Withdrawals|Archive|Audit|Webhooks)/"
-const INFRASTRUCTURE = "^src/(Sql|EmbeddedPostgres|Http|Stellar|Observability|Domain)/|^src/Config\\.ts$"
-const COMPOSITION = "^src/(App|Launch|main|StartFailure|client|PayrollClient|Housekeeping)\\.ts$"
+// test/unit/dependency-rules.test.ts holds the three lists to the folders src/ has: each in one, none that does not exist.
+const FEATURES = "^src/(Auth|Orgs|Contractors|ContractorPortal|Batches|BatchRuns|Transfers|Funding|Health|OnDevice|Archive|Audit|Webhooks|Console)/"
+const INFRASTRUCTURE = "^src/(Sql|EmbeddedPostgres|Http|Stellar|Observability|Domain|RateLimit|Workers)/|^src/Config\\.ts$"
+// The start-up and the one composition root (main.ts, ServerBundle.ts, Launch.ts, App.ts) and what only it wires.
+const COMPOSITION = "^src/(Server)/"
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     {
       name: "infrastructure-imports-no-feature",
-      comment: "Sql, Http, Stellar, Observability, Domain and Config never import a feature (nor the composition root)",
+      comment: "Sql, Http, Stellar, Observability, Domain, RateLimit, Workers and Config never import a feature (nor the composition root)",
       severity: "error",
       from: { path: INFRASTRUCTURE },
       to: { path: [FEATURES, COMPOSITION, "^src/Api\\.ts$"] }
     },
     {
       name: "features-do-not-import-the-composition-root",
-      comment: "only main/Launch compose the app; a feature reaches another through an interface App.ts wires",
+      comment: "only src/Server/ composes the app; a feature reaches another through an interface src/Server/App.ts wires",
       severity: "error",
       from: { path: FEATURES },
       to: { path: COMPOSITION }
@@ -39,7 +40,7 @@ module.exports = {
     },
     {
       name: "no-folder-cycles",
-      comment: "features do not import each other in cycles (the root folder, where Api.ts and App.ts compose them, aside)",
+      comment: "features do not import each other in cycles (the root folder, where Api.ts composes their contracts, aside)",
       severity: "error",
       scope: "folder",
       from: { path: "^src/[^/]+$" },

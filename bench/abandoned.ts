@@ -5,7 +5,7 @@
 //
 //   node_modules/.bin/node bench/abandoned.ts   # 10,000 requests per kind (ABANDON_COUNT), 100 at a time, ABANDON_ROUNDS=1
 //
-// The service runs in a child process (this file with `--service`, under --expose-gc), composed as src/main.ts
+// The service runs in a child process (this file with `--service`, under --expose-gc), composed as src/Server/main.ts
 // composes it, on the embedded database in a temporary directory and the loopback Stellar RPC.
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -25,7 +25,7 @@ interface Memory {
 }
 
 if (process.argv.includes("--service")) {
-  const { appOn } = await import("../src/App.ts")
+  const { appOn } = await import("../src/Server/App.ts")
   const node = createServer()
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(

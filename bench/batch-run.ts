@@ -332,7 +332,7 @@ console.log(
   }`
 )
 console.log(
-  `loopback RPC in this process, a ledger every ${settings.ledgerMs} ms; the service (src/App.ts AppLive) in a child process; ` +
+  `loopback RPC in this process, a ledger every ${settings.ledgerMs} ms; the service (src/Server/App.ts AppLive) in a child process; ` +
     `${["RECONCILE_INTERVAL", "BATCH_WORKER_JOBS", "BATCH_ACCOUNTS_PER_JOB"].map(serviceSetting).join(", ")}`
 )
 console.log(

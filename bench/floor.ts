@@ -5,7 +5,7 @@
 //
 // HTTP: a closed loop of BENCH_CONCURRENCY clients against, in turn, node:http answering a small JSON object by hand,
 // an @effect/platform HttpApi of one endpoint doing the same through its schema (bench/floor-server.ts), and the
-// service's own GET /health/live (the same object, through every middleware of src/App.ts); CPU per answer is the
+// service's own GET /health/live (the same object, through every middleware of src/Server/App.ts); CPU per answer is the
 // server process's CPU time over the answers. SQL: one parameterized SELECT of one row, BENCH_SQL_QUERIES times over
 // 4 connections, through a pg Pool and through @effect/sql-pg configured as src/Sql/PgLive.ts configures it (tracing
 // off, as the service runs without an exporter), in this process; CPU per statement is this process's CPU time.
@@ -80,7 +80,7 @@ for (const [label, server] of [["node:http, by hand", "node"], ["HttpApi, one en
   )
   try {
     const run = await measureHttp(service, "/health/live")
-    rows.push(["the service (src/App.ts)", "GET /health/live", fixed(run.rps), fixed(run.cpuPerAnswer)])
+    rows.push(["the service (src/Server/App.ts)", "GET /health/live", fixed(run.rps), fixed(run.cpuPerAnswer)])
   } finally {
     await service.stop()
     await rpc.close()

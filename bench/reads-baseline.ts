@@ -15,9 +15,10 @@
 //     (JobRepo `results`), the organization's submissions of the results' hashes (SubmissionRepo `findMany`; not run
 //     when no result has a hash), each final submission's answer in place of the recorded result (`truthOf`);
 //   GET /archive/tokens/{contractId}/accounts/{account}/events (public, src/Archive/Archive.ts `accountEvents`): the
-//     rate limit's hit counted first (src/Archive/RateLimitLive.ts through src/Sql/RateWindow.ts: one upsert into
-//     rate_limits per request, the client from the socket's peer or, behind a trusted proxy, X-Forwarded-For), the
-//     ingested ranges (EventRepo `ranges`), the account's page (EventRepo `accountEvents`, limit + 1 rows).
+//     rate limit's hit counted first (src/RateLimit/PerClientLimit.ts through src/RateLimit/RateWindow.ts: one
+//     upsert into rate_limits per request, the client from the socket's peer or, behind a trusted proxy,
+//     X-Forwarded-For), the ingested ranges (EventRepo `ranges`), the account's page (EventRepo `accountEvents`,
+//     limit + 1 rows).
 // The schema is the service's tables and indexes these queries touch, copied from migrations/ (0001, 0002, 0003, 0005,
 // 0006, 0007, 0008, 0010, 0012, 0015, 0017), so that the database does the same work for both systems. The rows are
 // the service's own: the driver copies them here with SQL once the service has made them through its routes.
@@ -549,7 +550,7 @@ const pollJob = async (req: IncomingMessage): Promise<unknown> => {
   }
 }
 
-// ---- GET /archive/tokens/{contractId}/accounts/{account}/events (src/Archive/*, src/Sql/RateWindow.ts) ----
+// ---- GET /archive/tokens/{contractId}/accounts/{account}/events (src/Archive/*, src/RateLimit/RateWindow.ts) ----
 
 const RATE_HIT = `
   INSERT INTO rate_limits AS r (key, window_start, expires_at, hits)
@@ -563,7 +564,7 @@ const RATE_HIT = `
       THEN 1 ELSE r.hits + 1 END
   RETURNING hits, expires_at`
 
-/** The archive's rate limit (src/Archive/RateLimitLive.ts): one hit counted for the client, 429 past the limit. */
+/** The archive's rate limit (src/RateLimit/PerClientLimit.ts): one hit counted for the client, 429 past the limit. */
 const countArchiveHit = async (req: IncomingMessage) => {
   const forwarded = req.headers["x-forwarded-for"]
   const address = clientAddress(req.socket.remoteAddress, Array.isArray(forwarded) ? forwarded.join(",") : forwarded, config.trusted)

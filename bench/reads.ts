@@ -566,7 +566,7 @@ console.log(
   }`
 )
 console.log(
-  `service (src/App.ts AppLive) and baseline (bench/reads-baseline.ts) each in a child process; ${maxClients} employers, ` +
+  `service (src/Server/App.ts AppLive) and baseline (bench/reads-baseline.ts) each in a child process; ${maxClients} employers, ` +
     `each with an organization` + (directorySize() > 0 ? ` of ${directorySize()} contractors` : "") +
     (makes.batches ? `, ${settings.batches} batches (the newest with ${settings.payouts} payouts)` : "") +
     (makes.job ? `, a batch-run job of ${settings.jobItems} transfers` : "") +

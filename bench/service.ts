@@ -1,11 +1,11 @@
-// The real service, composed as src/main.ts and test/support/TestApp.ts compose it (`appOn` with a Node HTTP
+// The real service, composed as src/Server/main.ts and test/support/TestApp.ts compose it (`appOn` with a Node HTTP
 // server), on a random loopback port, logging at Warning and above. Settings come from the environment the
 // benchmark gives this child process. Not meant to be run by hand: bench/transfer.ts forks it.
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Exit, Layer, Logger, LogLevel, Scope } from "effect"
 import { createServer } from "node:http"
-import { appOn } from "../src/App.ts"
+import { appOn } from "../src/Server/App.ts"
 import { serveAsChild } from "./support.ts"
 
 const node = createServer()

@@ -1,4 +1,4 @@
-// Start-up benchmark: `npm start` (node src/main.ts) with no DATABASE_URL, so the service starts its own embedded
+// Start-up benchmark: `npm start` (node src/Server/main.ts) with no DATABASE_URL, so the service starts its own embedded
 // PostgreSQL cluster in DATA_DIR/pg. Per run: a fresh DATA_DIR (initdb included) until the first /health/live 200 (the
 // process answers) and the first /health 200 (its database and the Stellar RPC answer too), the memory of the whole
 // process tree (the service and every postgres process) while starting and once idle, a SIGTERM; then a second start
@@ -70,6 +70,19 @@ const memory = (pid: number) => {
   return { rss: rss / 1024, pss: pss / 1024, processes: pids.length }
 }
 
+/** CPU time (ms: user + system, from /proc/<pid>/stat at 100 ticks a second) of the service and of the rest of its tree. */
+const cpu = (pid: number) => {
+  const ms = (p: number) => {
+    const stat = read(`/proc/${p}/stat`)
+    if (stat === undefined) return 0
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  }
+  const pids = tree(pid)
+  const service = ms(pid)
+  return { service, postgres: pids.slice(1).reduce((sum, p) => sum + ms(p), 0) }
+}
+
 /** A loopback port free now (a random one was sometimes taken, by another program's outgoing connection say). */
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -83,7 +96,7 @@ const freePort = () =>
 
 const start = (rpc: LoopbackRpc, dataDir: string, port: number) => {
   let output = ""
-  const child: ChildProcess = spawn(Path.join(root, "node_modules/.bin/node"), [...nodeFlags, "src/main.ts"], {
+  const child: ChildProcess = spawn(Path.join(root, "node_modules/.bin/node"), [...nodeFlags, "src/Server/main.ts"], {
     cwd: root,
     env: {
       PATH: process.env.PATH,
@@ -108,6 +121,8 @@ interface Run {
   readonly readyMs: number
   readonly peak: { rss: number; pss: number }
   readonly idle: { rss: number; pss: number; processes: number }
+  /** CPU per second of the idle window's second half (the first settles the start): ms/s. */
+  readonly idleCpu: { service: number; postgres: number }
   readonly stopMs: number
 }
 
@@ -142,7 +157,13 @@ const measure = async (rpc: LoopbackRpc, dataDir: string, idle: number): Promise
     else if (ok) readyMs = performance.now() - started
     else await sleep(10)
   }
-  await sleep(idle)
+  await sleep(idle / 2)
+  const cpuFrom = cpu(pid)
+  const cpuAt = performance.now()
+  await sleep(idle / 2)
+  const cpuTo = cpu(pid)
+  const seconds = (performance.now() - cpuAt) / 1000
+  const idleCpu = { service: (cpuTo.service - cpuFrom.service) / seconds, postgres: (cpuTo.postgres - cpuFrom.postgres) / seconds }
   sampling = false
   await sampler
   const idleMemory = memory(pid)
@@ -150,7 +171,7 @@ const measure = async (rpc: LoopbackRpc, dataDir: string, idle: number): Promise
   service.child.kill("SIGTERM")
   const code = await service.exited
   if (code !== 0) throw new Error(`the service exited with ${code} on SIGTERM:\n${service.output()}`)
-  return { liveMs: liveMs!, readyMs, peak, idle: idleMemory, stopMs: performance.now() - stopping }
+  return { liveMs: liveMs!, readyMs, peak, idle: idleMemory, idleCpu, stopMs: performance.now() - stopping }
 }
 
 const rpc = await LoopbackRpc.start({ ledgerIntervalMs: 1_000 })
@@ -177,7 +198,7 @@ const summary = (label: string, values: ReadonlyArray<number>, digits = 0) => {
   return [label, fixed(percentile(sorted, 50), digits), fixed(sorted[0]!, digits), fixed(sorted[sorted.length - 1]!, digits)]
 }
 console.log(
-  `\nnode ${[...nodeFlags, "src/main.ts"].join(" ")} without DATABASE_URL (embedded PostgreSQL), ${runs} runs, ` +
+  `\nnode ${[...nodeFlags, "src/Server/main.ts"].join(" ")} without DATABASE_URL (embedded PostgreSQL), ${runs} runs, ` +
     `idle after ${idleMs} ms; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`
 )
 console.log(table(["measure", "median", "min", "max"], [
@@ -190,5 +211,7 @@ console.log(table(["measure", "median", "min", "max"], [
   summary("peak RSS while starting (MiB)", fresh.map((r) => r.peak.rss)),
   summary("peak PSS while starting (MiB)", fresh.map((r) => r.peak.pss)),
   summary("processes when idle", fresh.map((r) => r.idle.processes)),
+  summary("idle CPU, service (ms per s)", fresh.map((r) => r.idleCpu.service), 1),
+  summary("idle CPU, PostgreSQL (ms per s)", fresh.map((r) => r.idleCpu.postgres), 1),
   summary("SIGTERM → exit (ms)", [...fresh, ...existing].map((r) => r.stopMs))
 ]))

@@ -1,12 +1,12 @@
 // Shared pieces of the benchmarks (bench/transfer.ts, bench/batch-run.ts): the parent/child protocol, a lean HTTP
 // client, the HS256 JWTs the baseline accepts, the employer's transaction builder and the statistics.
 import { Account, Address, Keypair, Networks, Operation, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
-import { fork } from "node:child_process"
+import { execFileSync, fork } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
 import { createHmac, randomBytes, randomUUID } from "node:crypto"
 import { Agent, request } from "node:http"
-import { mkdtemp, readFile, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises"
+import { platform, tmpdir } from "node:os"
 import * as Path from "node:path"
 import { performance } from "node:perf_hooks"
 import pg from "pg"
@@ -413,4 +413,39 @@ export const databaseConnection = async (db: BenchDatabase, embeddedDatabase = "
   const pid = await readFile(Path.join(db.dataDir, "pg", "postmaster.pid"), "utf8")
   const password = (await readFile(Path.join(db.dataDir, "pg.password"), "utf8")).trim()
   return { host: "127.0.0.1", port: Number(pid.split("\n")[3]), user: "postgres", password, database: embeddedDatabase }
+}
+
+// ---- CPU of an embedded cluster ----
+
+/** Clock ticks per second of /proc/<pid>/stat's CPU times. */
+const clockTicks = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100
+  } catch {
+    return 100
+  }
+})()
+
+/**
+ * CPU time (ms, user + system) of the embedded PostgreSQL cluster in `db`'s data directory so far: its postmaster,
+ * the children it has reaped, and its live children (backends, checkpointer, WAL writer, ...), from /proc. Undefined
+ * for a server database, or off Linux.
+ */
+export const clusterCpuMs = async (db: BenchDatabase): Promise<number | undefined> => {
+  if (db.url !== undefined || platform() !== "linux") return undefined
+  const pidFile = await readFile(Path.join(db.dataDir, "pg", "postmaster.pid"), "utf8").catch(() => undefined)
+  const postmaster = Number(pidFile?.split("\n")[0])
+  if (!Number.isInteger(postmaster) || postmaster <= 0) return undefined
+  let ticks = 0
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => undefined)
+    if (stat === undefined) continue
+    // after "pid (comm) ": state, ppid, ... utime (14th field), stime, cutime, cstime
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number)
+    const [utime, stime, cutime, cstime] = [fields[11]!, fields[12]!, fields[13]!, fields[14]!]
+    if (Number(entry) === postmaster) ticks += utime + stime + cutime + cstime
+    else if (fields[1] === postmaster) ticks += utime + stime
+  }
+  return (ticks * 1000) / clockTicks
 }

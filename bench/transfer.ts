@@ -8,16 +8,13 @@
 // BENCH_LINKED=1: every transfer the service gets pays a payout (`payoutId`) of a ready batch of the client's own
 // organization, made while the clients enroll; the baseline's transfers stay as they are (it has no payouts).
 import { Keypair, Networks, StrKey } from "@stellar/stellar-sdk"
-import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { readdir, readFile } from "node:fs/promises"
 import { Agent } from "node:http"
 import { arch, cpus, platform } from "node:os"
-import * as Path from "node:path"
 import pg from "pg"
 import { LoopbackRpc } from "../test/support/LoopbackRpc.ts"
 import type { BenchDatabase, System } from "./support.ts"
-import { addWallet, ascending, call, childEnv, createOrg, databaseConnection, deployToken, envNumber, expectOk, fixed, freshDatabase, percentile, sep10SignIn, serviceEnv, signJwt, startChild, table, transferXdr } from "./support.ts"
+import { addWallet, ascending, call, childEnv, clusterCpuMs, createOrg, databaseConnection, deployToken, envNumber, expectOk, fixed, freshDatabase, percentile, sep10SignIn, serviceEnv, signJwt, startChild, table, transferXdr } from "./support.ts"
 
 const dbKind = process.env.BENCH_DB ?? "embedded"
 if (dbKind !== "embedded" && dbKind !== "postgres") throw new Error(`BENCH_DB must be embedded or postgres, got ${dbKind}`)
@@ -311,39 +308,6 @@ const closedLoop = async (rpc: LoopbackRpc, system: System, db: BenchDatabase, c
   }
 }
 
-/** Clock ticks per second of /proc/<pid>/stat's CPU times. */
-const clockTicks = (() => {
-  try {
-    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100
-  } catch {
-    return 100
-  }
-})()
-
-/**
- * CPU time (ms, user + system) of the embedded PostgreSQL cluster in `db`'s data directory so far: its postmaster,
- * the children it has reaped, and its live children (backends, checkpointer, WAL writer, ...), from /proc. Undefined
- * for a server database, or off Linux.
- */
-const clusterCpuMs = async (db: BenchDatabase): Promise<number | undefined> => {
-  if (db.url !== undefined || platform() !== "linux") return undefined
-  const pidFile = await readFile(Path.join(db.dataDir, "pg", "postmaster.pid"), "utf8").catch(() => undefined)
-  const postmaster = Number(pidFile?.split("\n")[0])
-  if (!Number.isInteger(postmaster) || postmaster <= 0) return undefined
-  let ticks = 0
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue
-    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => undefined)
-    if (stat === undefined) continue
-    // after "pid (comm) ": state, ppid, ... utime (14th field), stime, cutime, cstime
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number)
-    const [utime, stime, cutime, cstime] = [fields[11]!, fields[12]!, fields[13]!, fields[14]!]
-    if (Number(entry) === postmaster) ticks += utime + stime + cutime + cstime
-    else if (fields[1] === postmaster) ticks += utime + stime
-  }
-  return (ticks * 1000) / clockTicks
-}
-
 /** Instant ledgers without a timer: every accepted transaction is on a closed ledger before sendTransaction answers. */
 const closeOnAccept = (rpc: LoopbackRpc) => {
   const send = rpc.methods.get("sendTransaction")
@@ -547,7 +511,7 @@ console.log(`node ${process.version}, ${platform()} ${arch()}, ${cpu.length} CPU
 console.log(
   `database: ${settings.db === "embedded" ? "embedded PostgreSQL, a private cluster per system, pools of 10" : `PostgreSQL server (${new URL(settings.serverUrl).host}), a fresh database per system, pools of 10`}`
 )
-console.log("service (src/App.ts AppLive) and baseline (bench/baseline.ts) each in a child process; this process holds the loopback RPC and the clients")
+console.log("service (src/Server/App.ts AppLive) and baseline (bench/baseline.ts) each in a child process; this process holds the loopback RPC and the clients")
 if (settings.linked) {
   console.log(
     "linked (BENCH_LINKED=1): every transfer the service gets pays a payout of a ready batch of the client's organization " +

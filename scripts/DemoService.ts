@@ -44,7 +44,7 @@ const freePort = () =>
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
- * The real service, `node src/main.ts` as `npm start` runs it, in a process group of its own (a Ctrl-C reaches only
+ * The real service, `node src/Server/main.ts` as `npm start` runs it, in a process group of its own (a Ctrl-C reaches only
  * the demo, which stops it in order), on a free port, with its embedded database in a fresh temporary DATA_DIR and
  * the loopback ledger as its Stellar RPC and friendbot. Ready once `/health/live` answers. Closing the scope stops
  * it and removes the directory.
@@ -85,7 +85,7 @@ export const demoService = (ledger: LoopbackRpc, token: string) =>
     }
     const { child } = yield* Effect.acquireRelease(
       Effect.sync(() => {
-        const child = spawn(process.execPath, ["src/main.ts"], {
+        const child = spawn(process.execPath, ["src/Server/main.ts"], {
           cwd: ROOT,
           env,
           detached: true,

@@ -1,5 +1,5 @@
-// Bundles the service (src/Launch.ts and everything it imports) into dist/server/launch.mjs, which `npm start`
-// (src/main.ts) loads while it is fresher than every file it was built from: one file instead of about two thousand
+// Bundles the service (src/Server/Launch.ts and everything it imports) into dist/server/launch.mjs, which `npm start`
+// (src/Server/main.ts) loads while it is fresher than every file it was built from: one file instead of about two thousand
 // modules, so the service loads in about a third of the time. Run by `npm install` (prepare) and `npm run build`.
 // Without esbuild (an install without dev dependencies), nothing is built and the service loads from source.
 import { mkdir, writeFile } from "node:fs/promises"
@@ -20,7 +20,7 @@ try {
 const started = performance.now()
 await mkdir(outDir, { recursive: true })
 const result = await esbuild.build({
-  entryPoints: [Path.join(root, "src", "Launch.ts")],
+  entryPoints: [Path.join(root, "src", "Server", "Launch.ts")],
   outfile: Path.join(outDir, "launch.mjs"),
   bundle: true,
   platform: "node",
@@ -33,7 +33,7 @@ const result = await esbuild.build({
   metafile: true,
   logLevel: "warning"
 })
-// What the bundle was built from, outside node_modules: src/main.ts compares their times with the bundle's.
+// What the bundle was built from, outside node_modules: src/Server/main.ts compares their times with the bundle's.
 const inputs = Object.keys(result.metafile.inputs).filter((file) => !file.includes("node_modules")).sort()
 await writeFile(Path.join(outDir, "inputs.json"), JSON.stringify({ inputs }, null, 1))
 console.log(`build-server: dist/server/launch.mjs from ${Object.keys(result.metafile.inputs).length} modules in ${Math.round(performance.now() - started)} ms`)

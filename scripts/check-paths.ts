@@ -1,5 +1,5 @@
 // Every file path a comment or a document names exists (issue 24 §4): paths rooted at a top folder of the project
-// (`src/App.ts`, `test/support/TestApp.ts`, `bench/README.md`) anywhere, and paths relative to src/ (`Auth/Keys.ts`)
+// (`src/Server/App.ts`, `test/support/TestApp.ts`, `bench/README.md`) anywhere, and paths relative to src/ (`Auth/Keys.ts`)
 // in the sources. Run by .ci/run; `node scripts/check-paths.ts` prints each missing path with where it is named.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import * as Path from "node:path"

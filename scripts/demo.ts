@@ -30,7 +30,7 @@ const demo = Effect.gen(function*() {
     demoLedger(LEDGER_MS)
   )
   const service = yield* step(
-    "Starting the service (node src/main.ts, embedded PostgreSQL in a temporary DATA_DIR)",
+    "Starting the service (node src/Server/main.ts, embedded PostgreSQL in a temporary DATA_DIR)",
     demoService(ledger, DEMO_TOKEN)
   )
   yield* Console.log(`  ${service.url} (pid ${service.pid}, DATA_DIR ${service.dataDir})`)

@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
+import { MAX_BODY_KIB } from "./Domain/RequestLimits.ts"
 import { MembersApi, OrgsApi } from "./Orgs/Api.ts"
 import { AuthApi } from "./Auth/Api.ts"
 import { ApiKeysApi } from "./Auth/ApiKeysApi.ts"
@@ -23,7 +24,7 @@ import { HealthApi } from "./Health/Api.ts"
 import { documentIdempotencyKey, IdempotencyKeyReused } from "./Http/Idempotency/IdempotencyKey.ts"
 import { TransfersApi } from "./Transfers/Api.ts"
 import { WebhooksApi } from "./Webhooks/Api.ts"
-import { AuditorApi, WithdrawalsApi } from "./Withdrawals/Api.ts"
+import { AuditorApi, WithdrawalsApi } from "./OnDevice/Api.ts"
 
 const DESCRIPTION = `Companies pay contractors in USDC on the Stellar network without anyone seeing what each person is \
 paid. The employer's client encrypts the amounts and builds the zero-knowledge proofs; this service signs people in, \
@@ -43,7 +44,7 @@ organization's directory links to their wallet or account (through an invite).
 
 **Errors.** Every error answer is JSON \`{"_tag": "...", "error": "..."}\`: \`_tag\` names the error (the typed \
 client decodes each as its own error), \`error\` says what went wrong. Every operation may answer 400 (the request \
-does not match the schema), 408 (the body did not arrive within 30 s), 413 (a body over 256 KiB), 415 (a body \
+does not match the schema), 408 (the body did not arrive within 30 s), 413 (a body over ${MAX_BODY_KIB} KiB), 415 (a body \
 that is not JSON), 431 (request headers over 16 KiB), 500 (an unexpected failure, with the \`requestId\` it is \
 logged under) and 503 (the database cannot be reached: retry after \`Retry-After\`); each operation says what its \
 other statuses mean.

@@ -341,6 +341,18 @@ export const CorsConfig = Config.all({
   )
 })
 
+/** The web console at `/app` (console/): on unless `CONSOLE=false`. */
+export const ConsoleConfig = Config.all({
+  enabled: Config.string("CONSOLE").pipe(
+    Config.validate({
+      message: "CONSOLE must be true or false (false turns the web console at /app off)",
+      validation: (value) => /^(true|false)$/i.test(value.trim())
+    }),
+    Config.map((value) => value.trim().toLowerCase() === "true"),
+    Config.withDefault(true)
+  )
+})
+
 /** Every setting at once, read before anything starts, so that each value refused is reported, all of them together. */
 export const AllConfig = Config.all([
   ServerConfig,
@@ -359,5 +371,6 @@ export const AllConfig = Config.all([
   LogConfig,
   MetricsConfig,
   TracingConfig,
-  CorsConfig
+  CorsConfig,
+  ConsoleConfig
 ])

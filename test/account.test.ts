@@ -56,7 +56,7 @@ layer(TestAppLive(privyConfig))("roles, organizations and invites", (it) => {
       const pvk = randomBytes(32).toString("hex")
       const accepted = yield* accept(token, issued.token, pvk)
       expect(accepted).toMatchObject({ id: created.id, status: "onboarding", address: Option.some(wallet.publicKey()), pvk: Option.some(pvk) })
-      expect(yield* me(token)).toMatchObject({ roles: ["contractor"], contractor: { id: created.id, name: "Peter" } })
+      expect(yield* me(token)).toMatchObject({ roles: ["contractor"], contractor: { id: created.id, name: "Peter", status: "onboarding" } })
       const reused = yield* Effect.flip(accept(token, issued.token))
       expect(reused._tag).toBe("NotFound")
       const stale = yield* me(token, issued.token)

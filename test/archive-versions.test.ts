@@ -4,7 +4,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Keypair, StrKey, xdr } from "@stellar/stellar-sdk"
 import { Effect, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
-import { clawback, eventsOf } from "./support/ArchiveEventVersions.ts"
+import { clawback, eventsOf, sparse } from "./support/ArchiveEventVersions.ts"
 import { BASE, checkpointAt, history, ingestedThrough } from "./support/ArchiveReads.ts"
 import { call } from "./support/Client.ts"
 import { type LoopbackEvent, type LoopbackRpc } from "./support/LoopbackRpc.ts"
@@ -147,6 +147,39 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 0 }), { timeout: 60_000, excludeTest
       // The spender is in every delegation's topics but never checkpoints through the owner's events.
       expect((yield* checkpointAt(app, spender!, last)).event).toBeNull()
       expect(v1Checkpoints).toBeLessThan(v1Revoked)
+    }))
+
+  it.effect("a token on soroban-sdk 28 leaves a None out of the data (CAP-86): stored verbatim, attributed, a bare clawback still anchors", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const rpc = app.rpc
+      const [dana, erin] = Array.from({ length: 2 }, () => Keypair.random().publicKey())
+      const first = rpc.latestLedger + 1
+      rpc.publishEvents(CONFIDENTIAL_TOKEN, [v2.register(dana!), v2.register(erin!)])
+      rpc.publishEvents(CONFIDENTIAL_TOKEN, [sparse(v2.complianceConfigChanged(undefined, false))])
+      rpc.advanceLedger()
+      rpc.publishEvents(CONFIDENTIAL_TOKEN, [v2.transfer(dana!, erin!)])
+      rpc.advanceLedger()
+      rpc.publishEvents(CONFIDENTIAL_TOKEN, [sparse(clawback(dana!, 9n))])
+      const clawedAt = rpc.advanceLedger()
+      rpc.publishEvents(CONFIDENTIAL_TOKEN, [v2.withdraw(dana!, erin!, 1n)])
+      const last = rpc.advanceLedger()
+      yield* ingestedThrough(app, last)
+
+      const compliance = yield* history(app, `${BASE}/events`, { fromLedger: String(first), types: "clawback,compliance_config_changed" })
+      expect(compliance.events.map((e) => [e.type, dataKeys(e.value)])).toEqual([
+        ["compliance_config_changed", ["sac_passthrough"]],
+        ["clawback", ["amount"]]
+      ])
+      const sent = rpc.events.filter((e) => e.contractId === CONFIDENTIAL_TOKEN && ["clawback", "compliance_config_changed"].includes(nameOf(e)) && e.ledger >= first)
+      expect(compliance.events.map((e) => e.value)).toEqual(sent.map((e) => e.data.toXdr("base64")))
+      const danasClawbacks = yield* history(app, `${BASE}/accounts/${dana}/events`, { fromLedger: String(first), types: "clawback" })
+      expect(danasClawbacks.events.map((e) => e.ledger)).toEqual([clawedAt])
+      const at = yield* checkpointAt(app, dana!, last)
+      expect(at.event!.type).toBe("withdraw")
+      expect(at.anchor!.type).toBe("clawback")
+      expect(at.anchor!.ledger).toBe(clawedAt)
+      expect(at.complete).toBe(true)
     }))
 
   it.effect("rows archived before the shape rule are recomputed by the backfill; until then C1 passes over them", () =>

@@ -141,7 +141,7 @@ layer(TestAppLive(FAST, { ledgerIntervalMs: 20 }), { excludeTestServices: true }
         expect(app.rpc.account(wallet.publicKey())!.sequence).toBe(mine[mine.length - 1]!.sequence)
       }
       for (const r of results) expect(app.rpc.sendCount(r.hash)).toBe(1)
-    }))
+    }), 90_000)
 
   it.effect("an item that breaks a rule gets its own result; the others go on", () =>
     Effect.gen(function*() {

@@ -67,5 +67,5 @@ describe("OpenAPI conformance", () => {
       expect(unexercised).toEqual([])
       expect(describeFindings(violations)).toEqual([])
       expect(describeFindings(surprises)).toEqual([])
-    }).pipe(Effect.scoped), 120_000)
+    }).pipe(Effect.scoped), 240_000)
 })

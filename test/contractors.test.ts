@@ -1,8 +1,9 @@
 import { expect, layer } from "@effect/vitest"
 import { Keypair, StrKey } from "@stellar/stellar-sdk"
 import { DateTime, Effect, Option } from "effect"
-import { randomBytes } from "node:crypto"
+import { randomBytes, randomUUID } from "node:crypto"
 import type { CreateContractor, UpdateContractor } from "../src/Domain/Contractor.ts"
+import type { ContractorId } from "../src/Domain/Ids.ts"
 import { StellarAddress } from "../src/Domain/Stellar.ts"
 import { api } from "./support/Api.ts"
 import { call, employer, signIn } from "./support/Client.ts"
@@ -149,6 +150,7 @@ layer(TestAppLive())("contractor directory", (it) => {
       }
       const list = yield* asB.contractors.list({ urlParams: {} })
       expect(list.items.map((c) => c.id)).not.toContain(id)
+      expect((yield* asB.contractors.list({ urlParams: { ids: [id] } })).items).toEqual([])
       const loner = yield* api(app, yield* signIn(app))
       const forbidden = yield* Effect.flip(loner.contractors.list({ urlParams: {} }))
       expect(forbidden._tag).toBe("Forbidden")
@@ -183,6 +185,19 @@ layer(TestAppLive())("contractor directory", (it) => {
       const wildcard = yield* contractors.contractors.list({ urlParams: { q: "%" } })
       expect(wildcard.items).toHaveLength(0)
       expect((yield* call(app, "GET", "/contractors?limit=101", { token })).status).toBe(400)
+
+      // ids: the contractors a page of payouts names; an id of no contractor here is left out.
+      const all = yield* contractors.contractors.list({ urlParams: {} })
+      const idOf = (name: string) => all.items.find((c) => c.name === name)!.id
+      const chosen = yield* contractors.contractors.list({ urlParams: { ids: [idOf("Bravo"), idOf("Echo"), randomUUID() as ContractorId] } })
+      expect(names(chosen)).toEqual(["Echo", "Bravo"])
+      expect(names(yield* contractors.contractors.list({ urlParams: { ids: [idOf("Bravo"), idOf("Echo")], status: "ready" } }))).toEqual(["Echo"])
+      const tooMany = Array.from({ length: 101 }, () => randomUUID()).join(",")
+      for (const ids of ["nope", `${idOf("Bravo")},`, tooMany]) {
+        const refused = yield* call(app, "GET", `/contractors?ids=${ids}`, { token })
+        expect(refused.status, ids.slice(0, 40)).toBe(400)
+        expect((refused.body as { error: string }).error, ids.slice(0, 40)).toContain("ids must be contractor ids, comma-separated (at most 100)")
+      }
       const garbage = yield* Effect.flip(contractors.contractors.list({ urlParams: { cursor: "garbage" } }))
       expect(garbage).toMatchObject({ _tag: "InvalidRequest", error: "invalid cursor" })
     }))

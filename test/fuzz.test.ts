@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import { randomUUID } from "node:crypto"
 import { Agent, request as httpRequest } from "node:http"
-import { routes } from "../src/App.ts"
+import { routes } from "../src/Server/App.ts"
 import { originForm, splitTarget } from "../src/Http/RequestTarget.ts"
 import { call } from "./support/Client.ts"
 import { unreadableEnvelopes } from "./support/HostileEnvelopes.ts"
@@ -128,8 +128,24 @@ afterAll(() => {
   console.log(`[fuzz stats]\n${[...stats.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k} ${n}`).join("\n")}`)
 })
 
+/**
+ * What the loopback RPC saw in the last 20 s, for a failure to print beside the request: the sends of each
+ * transaction and what became of it, and the latest ledger (whether ledgers kept closing).
+ */
+const networkLately = (app: TestAppShape) => {
+  const since = Date.now() - 20_000
+  const lately = app.rpc.transactions
+    .filter((t) => t.sends.some((s) => s.at >= since))
+    .map((t) => `${t.hash.slice(0, 12)} (inner ${t.innerHash.slice(0, 12)}) ${t.status}${t.ledger === undefined ? "" : ` in ${t.ledger}`}: ` +
+      t.sends.map((s) => `${s.status}${s.errorCode === undefined ? "" : ` ${s.errorCode}`} at -${Date.now() - s.at} ms`).join(", "))
+  return `latest ledger ${app.rpc.latestLedger} (closed ${Date.now() - (app.rpc.closeTimeOf(app.rpc.latestLedger) ?? 0)} ms ago); sends in the last 20 s:\n${lately.join("\n")}`
+}
+
 const check = async (app: TestAppShape, sent: Sent) => {
-  const answer = await send(app.url, sent)
+  const started = Date.now()
+  const answer = await send(app.url, sent).catch((error: Error) => {
+    throw new Error(`${error.message} (asked ${Date.now() - started} ms ago); ${networkLately(app)}`)
+  })
   const key = `${sent.method} ${routes.match(splitTarget(originForm(sent.target) ?? "").path).route} ${answer.status}`
   stats.set(key, (stats.get(key) ?? 0) + 1)
   const path = sent.target.replace(/^[a-z]+:\/\/[^/]*/i, "")

@@ -1,19 +1,17 @@
-import { Reactivity } from "@effect/experimental"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Networks, TransactionBuilder } from "@stellar/stellar-sdk"
-import { ConfigProvider, Effect, Layer, Schedule } from "effect"
+import { Effect, Layer, Schedule } from "effect"
 import { SignJWT } from "jose"
 import { randomUUID } from "node:crypto"
 import { ChallengeRepo } from "../src/Auth/ChallengeRepo.ts"
 import { JobRepo } from "../src/BatchRuns/JobRepo.ts"
 import type { OrgId } from "../src/Domain/Ids.ts"
-import { Housekeeping } from "../src/Housekeeping.ts"
-import { DatabaseLive } from "../src/Sql/Migrations.ts"
+import { Housekeeping } from "../src/Server/Housekeeping.ts"
 import { SubmissionRepo } from "../src/Transfers/SubmissionRepo.ts"
 import { call } from "./support/Client.ts"
 import { TestApp, type TestAppShape, TestAppLive } from "./support/TestApp.ts"
-import { backend, freshDatabase } from "./support/TestDatabase.ts"
+import { backend, MigratedDatabase } from "./support/TestDatabase.ts"
 import { innerTransfer, walletEmployer } from "./support/Transfer.ts"
 import { eventually } from "./support/WaitFor.ts"
 
@@ -65,14 +63,9 @@ layer(TestAppLive({ HOUSEKEEPING_INTERVAL: "200 millis", RECONCILE_INTERVAL: "20
     }).pipe(Effect.ensuring(Effect.map(TestApp, (app) => (app.clock.offsetMs = 0)))))
 })
 
-const DatabaseFresh = Layer.unwrapScoped(
-  Effect.map(freshDatabase, (settings) =>
-    DatabaseLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings))))))
-  ).pipe(Effect.provide(Reactivity.layer))
-)
 
 const Repos = Layer.mergeAll(Housekeeping.Default, ChallengeRepo.Default, SubmissionRepo.Default, JobRepo.Default).pipe(
-  Layer.provideMerge(DatabaseFresh)
+  Layer.provideMerge(MigratedDatabase)
 )
 
 layer(Repos, { excludeTestServices: true })(`housekeeping rules (${backend})`, (it) => {

@@ -1,20 +1,14 @@
-import { Reactivity } from "@effect/experimental"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { ConfigProvider, Duration, Effect, Layer, Option } from "effect"
-import { randomUUID } from "node:crypto"
+import { Cause, Duration, Effect, Exit, Fiber, Layer, Option, Schedule } from "effect"
+import { randomBytes, randomUUID } from "node:crypto"
 import { JobRepo } from "../src/BatchRuns/JobRepo.ts"
 import type { OrgId } from "../src/Domain/Ids.ts"
-import { DatabaseLive } from "../src/Sql/Migrations.ts"
+import { isQueryCanceled, orUnavailable } from "../src/Sql/Errors.ts"
 import { SubmissionRepo } from "../src/Transfers/SubmissionRepo.ts"
-import { backend, freshDatabase } from "./support/TestDatabase.ts"
+import { backend, MigratedDatabase } from "./support/TestDatabase.ts"
 
-const Database = Layer.unwrapScoped(
-  Effect.map(freshDatabase, (settings) =>
-    DatabaseLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))))
-).pipe(Layer.provide(Reactivity.layer))
-
-layer(Layer.mergeAll(SubmissionRepo.Default, JobRepo.Default).pipe(Layer.provideMerge(Database)), {
+layer(Layer.mergeAll(SubmissionRepo.Default, JobRepo.Default).pipe(Layer.provideMerge(MigratedDatabase)), {
   excludeTestServices: true
 })(`lease owners (${backend})`, (it) => {
   it.effect("only the instance holding a lease renews or releases it; a claim takes it over", () =>
@@ -104,5 +98,38 @@ layer(Layer.mergeAll(SubmissionRepo.Default, JobRepo.Default).pipe(Layer.provide
       yield* submissions.retryLater("backoff-1", now, Duration.seconds(1), Duration.seconds(4))
       const [row] = yield* sql<{ leaseUntil: Date }>`SELECT lease_until FROM submissions WHERE inner_hash = 'backoff-1'`
       expect(row!.leaseUntil.getTime() - now.getTime()).toBe(1_000)
+    }))
+
+  // A lease's renewal or release is the statement most often run right after an interrupted one on the same
+  // connection (src/Sql/Lease.ts), so a stray cancel lands on it first.
+  it.effect("a statement a stray cancel reached runs again, once, outside a transaction; inside one the failure stands", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      /** Runs `SELECT pg_sleep` (30 s on the runs in `slow`, else none) and cancels each slow run from another connection. */
+      const canceled = (slow: ReadonlyArray<number>, inTransaction: boolean) =>
+        Effect.gen(function*() {
+          const tag = randomBytes(8).toString("hex")
+          let runs = 0
+          const statement = Effect.suspend(() => {
+            runs += 1
+            return sql.unsafe(`SELECT pg_sleep($1) /* ${tag} */`, [slow.includes(runs) ? 30 : 0])
+          })
+          const canceler = sql<{ n: number }>`
+            SELECT count(pg_cancel_backend(pid))::int AS n FROM pg_stat_activity
+            WHERE state = 'active' AND pid <> pg_backend_pid() AND query LIKE ${`%/* ${tag} */%`}`.pipe(
+              Effect.flatMap(([row]) => row!.n > 0 ? Effect.void : Effect.fail("not yet")),
+              Effect.retry({ schedule: Schedule.spaced("5 millis") }),
+              Effect.forever
+            )
+          const cancels = yield* Effect.fork(canceler)
+          const work = orUnavailable(statement)
+          const exit = yield* Effect.exit(inTransaction ? sql.withTransaction(work) : work)
+          yield* Fiber.interrupt(cancels)
+          const defect = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.dieOption(exit.cause)) : undefined
+          return { ok: Exit.isSuccess(exit), canceled: isQueryCanceled(defect), runs }
+        })
+      expect(yield* canceled([1], false)).toEqual({ ok: true, canceled: false, runs: 2 })
+      expect(yield* canceled([1, 2], false)).toEqual({ ok: false, canceled: true, runs: 2 })
+      expect(yield* canceled([1], true)).toEqual({ ok: false, canceled: true, runs: 1 })
     }))
 })

@@ -1,20 +1,13 @@
-import { Reactivity } from "@effect/experimental"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { PayoutLink } from "../src/Batches/PayoutLink.ts"
-import { DatabaseLive } from "../src/Sql/Migrations.ts"
-import { freshDatabase } from "./support/TestDatabase.ts"
+import { MigratedDatabase } from "./support/TestDatabase.ts"
 import { PayoutId } from "../src/Domain/Ids.ts"
 
-/** The real migrated database (embedded, or a fresh one on the server) with the payout link on top. */
-const Database = Layer.unwrapScoped(
-  Effect.map(freshDatabase, (settings) =>
-    DatabaseLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))))
-).pipe(Layer.provide(Reactivity.layer))
-
-layer(PayoutLink.Default.pipe(Layer.provideMerge(Database)), { excludeTestServices: true })("payout counters", (it) => {
+// The real migrated database (embedded, or a fresh one on the server) with the payout link on top.
+layer(PayoutLink.Default.pipe(Layer.provideMerge(MigratedDatabase)), { excludeTestServices: true })("payout counters", (it) => {
   it.effect("many payouts of one batch settled concurrently keep the counters and completion in step", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient

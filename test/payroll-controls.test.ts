@@ -1,5 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
+import { createRequire } from "node:module"
 import { psql } from "./support/Psql.ts"
 import { waitFor } from "./support/WaitFor.ts"
 import { call } from "./support/Client.ts"
@@ -10,6 +11,9 @@ import { innerTransfer, postTransfer } from "./support/Transfer.ts"
 
 
 /** Sends made to the loopback RPC so far: the network never hears of a refused transfer. */
+/** SDF's validator's TOML parser (test/stellar-toml.test.ts), to read SIGNING_KEY as a wallet would. */
+const parseToml = (createRequire(import.meta.url)("toml") as { readonly parse: (text: string) => { readonly SIGNING_KEY?: string } }).parse
+
 const sends = (app: TestAppShape) => app.rpc.calls.filter((c) => c.method === "sendTransaction").length
 
 const batchState = (app: TestAppShape, token: string, batchId: string) => must(app, "GET", `/batches/${batchId}`, token)
@@ -233,10 +237,18 @@ layer(TestAppLive({ WEBHOOK_ALLOW_PRIVATE: "true" }, { ledgerIntervalMs: 20 }), 
       const verified = yield* must(app, "GET", "/audit/verify", m.viewer.token)
       expect(verified).toMatchObject({ verified: true, pending: 0 })
       expect(verified.rows).toBeGreaterThan(10)
+      // Its head comes back signed with the key the service publishes in its stellar.toml (SEP-1's SIGNING_KEY).
+      const toml = yield* call(app, "GET", "/.well-known/stellar.toml")
+      expect(parseToml(String(toml.body)).SIGNING_KEY).toBe(verified.checkpoint.signingKey)
+      expect(verified.checkpoint).toMatchObject({ position: verified.rows, signingKey: app.sep10Key.publicKey() })
+      const checkpoint = `${verified.checkpoint.position}:${verified.checkpoint.hash}`
       const updates = yield* call(app, "PATCH", "/org/settings", { token: m.owner.token, json: { approvalsRequired: 1 } })
       expect(updates.status).toBe(200)
       // Verifying links the rows appended since (the sealer would within a second): only linked rows are sealed.
-      expect((yield* must(app, "GET", "/audit/verify", m.viewer.token)).verified).toBe(true)
+      expect(yield* must(app, "GET", `/audit/verify?checkpoint=${checkpoint}`, m.viewer.token)).toMatchObject({ verified: true, checkpointKept: true })
+      const unreadable = yield* call(app, "GET", "/audit/verify?checkpoint=12:nothex", { token: m.viewer.token })
+      expect(unreadable.status).toBe(400)
+      expect(unreadable.body.error).toContain("checkpoint must be position:hash")
       const [row] = yield* auditOf(app, m.viewer.token, "action=settings.approvals_required_changed")
       expect(row).toMatchObject({ actor: { type: "member", id: m.owner.wallet.publicKey() }, from: "0", to: "1" })
 
@@ -247,5 +259,8 @@ layer(TestAppLive({ WEBHOOK_ALLOW_PRIVATE: "true" }, { ledgerIntervalMs: 20 }), 
       yield* psql(app, "ALTER TABLE audit_log ENABLE TRIGGER audit_log_append_only")
       const broken = yield* must(app, "GET", "/audit/verify", m.viewer.token)
       expect(broken).toMatchObject({ verified: false, firstBrokenId: row!.id })
+      expect(broken.checkpoint).toBeUndefined()
+      // The edited row came after the checkpoint: the entries up to it are still as they were.
+      expect(yield* must(app, "GET", `/audit/verify?checkpoint=${checkpoint}`, m.viewer.token)).toMatchObject({ verified: false, checkpointKept: true })
     }))
 })

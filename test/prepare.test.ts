@@ -150,7 +150,7 @@ for (const version of TOKEN_VERSIONS) {
           const to = Keypair.random().publicKey()
           registered(app, wallet.publicKey(), to)
           const emulation = tokenOf(app).functions().get("confidential_transfer")!
-          for (const code of [3304, 3403, 3515, 3607, 4242]) {
+          for (const code of [3304, 3404, 3515, 3607, 4242]) {
             app.rpc.setContractFunction(CONFIDENTIAL_TOKEN, "confidential_transfer", () => {
               throw contractError(CONFIDENTIAL_TOKEN, code)
             })

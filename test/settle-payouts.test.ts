@@ -1,28 +1,21 @@
-import { Reactivity } from "@effect/experimental"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
-import { SettlementHooksLive } from "../src/App.ts"
+import { SettlementHooksLive } from "../src/Server/App.ts"
 import { PayoutLink } from "../src/Batches/PayoutLink.ts"
 import { FaucetRepo } from "../src/Funding/FaucetRepo.ts"
 import { type OrgId, PayoutId } from "../src/Domain/Ids.ts"
-import { DatabaseLive } from "../src/Sql/Migrations.ts"
 import { PollOutcome } from "../src/Transfers/Network.ts"
 import { Settle } from "../src/Transfers/Settle.ts"
 import { SubmissionRepo } from "../src/Transfers/SubmissionRepo.ts"
-import { freshDatabase } from "./support/TestDatabase.ts"
+import { MigratedDatabase } from "./support/TestDatabase.ts"
 
-/** The real migrated database (embedded, or a fresh one on the server) under Settle and the repositories it writes. */
-const Database = Layer.unwrapScoped(
-  Effect.map(freshDatabase, (settings) =>
-    DatabaseLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))))
-).pipe(Layer.provide(Reactivity.layer))
-
+/** Settle and the repositories it writes, on the real migrated database (embedded, or a fresh one on the server). */
 const SettleOnDatabase = Settle.DefaultWithoutDependencies.pipe(
   Layer.provideMerge(SettlementHooksLive),
   Layer.provideMerge(Layer.mergeAll(SubmissionRepo.Default, PayoutLink.Default, FaucetRepo.Default)),
-  Layer.provideMerge(Database),
+  Layer.provideMerge(MigratedDatabase),
   Layer.merge(Logger.minimumLogLevel(LogLevel.Warning))
 )
 

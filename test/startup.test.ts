@@ -70,7 +70,7 @@ describe("start-up", () => {
       const port = yield* Effect.promise(freePort)
       const child = yield* Effect.acquireRelease(
         Effect.sync(() =>
-          spawn(process.execPath, ["src/main.ts"], {
+          spawn(process.execPath, ["src/Server/main.ts"], {
             env: { ...withoutDatabaseUrl(), ...database, PORT: String(port), STELLAR_RPC_URL: rpc.url, FRIENDBOT_URL: rpc.url },
             stdio: "ignore"
           })
@@ -133,7 +133,7 @@ describe("start-up", () => {
         yield* readyAndKnows(service, first.wallet, first.orgId)
         // A second service on the same DATA_DIR is refused and leaves the running one alone.
         const intruder = yield* Effect.promise(async () => {
-          const child = spawn(process.execPath, ["src/main.ts"], {
+          const child = spawn(process.execPath, ["src/Server/main.ts"], {
             env: { ...withoutDatabaseUrl(), ...env, PORT: String(await freePort()), STELLAR_RPC_URL: rpc.url, FRIENDBOT_URL: rpc.url },
             stdio: ["ignore", "pipe", "pipe"]
           })

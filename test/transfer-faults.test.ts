@@ -110,7 +110,7 @@ layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "2", ARCHIVE_INGEST: "false" }, { le
       const { wallet, token } = yield* walletEmployer(app)
       const { client, transfer } = yield* transfers(app, token)
       app.rpc.scriptSend({ kind: "tryAgainLater" }, { times: 1000 })
-      const refused = yield* transfer(innerTransfer(app, wallet, { validFor: 1 })).pipe(
+      const refused = yield* transfer(innerTransfer(app, wallet, { validFor: 3 })).pipe(
         Effect.flip,
         Effect.ensuring(Effect.sync(() => app.rpc.clearScripts()))
       )

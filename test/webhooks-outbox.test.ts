@@ -1,18 +1,12 @@
-import { Reactivity } from "@effect/experimental"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import type { OrgId } from "../src/Domain/Ids.ts"
-import { DatabaseLive } from "../src/Sql/Migrations.ts"
 import { Outbox } from "../src/Sql/Outbox.ts"
 import { DeliveryRepo } from "../src/Webhooks/DeliveryRepo.ts"
-import { backend, freshDatabase } from "./support/TestDatabase.ts"
+import { backend, MigratedDatabase } from "./support/TestDatabase.ts"
 
-const Database = Layer.unwrapScoped(
-  Effect.map(freshDatabase, (settings) =>
-    DatabaseLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))))
-).pipe(Layer.provide(Reactivity.layer))
 
 /** An organization with endpoints: subscribed to payout.settled, subscribed but disabled, subscribed to something else. */
 const organization = Effect.gen(function*() {
@@ -42,7 +36,7 @@ const deliveriesOf = (orgId: OrgId) =>
       SELECT d.endpoint_id, d.event_type, d.status FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
       WHERE e.org_id = ${orgId}`)
 
-layer(Layer.mergeAll(Outbox.Default, DeliveryRepo.Default).pipe(Layer.provideMerge(Database)), { excludeTestServices: true })(
+layer(Layer.mergeAll(Outbox.Default, DeliveryRepo.Default).pipe(Layer.provideMerge(MigratedDatabase)), { excludeTestServices: true })(
   `webhook outbox (${backend})`,
   (it) => {
     it.effect("an event commits and rolls back with the transaction it is emitted in, fanned out to the enabled subscribed endpoints", () =>

@@ -60,7 +60,7 @@ layer(TestAppLive(CONFIG, { ledgerIntervalMs: 20 }), { timeout: 90_000, excludeT
       expect(new Set(log.map((d) => d.eventId))).toEqual(new Set([settled!.headers["webhook-id"], completed!.headers["webhook-id"]]))
 
       const listed = yield* call(app, "GET", "/webhooks", { token: payer.token })
-      expect(listed.body.items).toEqual([{ id: endpoint.id, url: endpoint.url, events: EVENTS, createdAt: endpoint.createdAt, status: "enabled", disabledAt: null, disabledReason: null }])
+      expect(listed.body.items).toEqual([{ id: endpoint.id, url: endpoint.url, events: EVENTS, createdAt: endpoint.createdAt, status: "enabled", disabledAt: null, disabledReason: null, previousSecretExpiresAt: null }])
       expect(JSON.stringify(listed.body)).not.toContain(endpoint.secret.slice(6))
     }))
 
@@ -180,6 +180,95 @@ layer(TestAppLive(CONFIG, { ledgerIntervalMs: 20 }), { timeout: 90_000, excludeT
       expect(listed.body.items.length).toBe(20)
       const bad = yield* call(app, "GET", `/webhooks/${listed.body.items[0].id}/deliveries?cursor=nope`, { token })
       expect(bad.status).toBe(400)
+    }))
+
+  it.scoped("a pending delivery's next attempt goes to the endpoint's new URL", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      // The old receiver refuses the first attempt and leaves any later one unanswered (each then takes the whole
+      // WEBHOOK_TIMEOUT): the move has seconds to land before the retries run out.
+      const old = yield* webhookReceiver("127.0.0.2", (n) => (n === 0 ? 503 : "hold"))
+      const moved = yield* webhookReceiver("127.0.0.3")
+      const payer = yield* walletEmployer(app, "Moving Co")
+      const endpoint = yield* registerWebhook(app, payer.token, `${old.url}/a`, ["payout.settled"])
+      yield* payPayout(app, payer, yield* readyPayout(app, payer.token))
+      const [refused] = yield* old.waitFor(1)
+      const changed = yield* call(app, "PATCH", `/webhooks/${endpoint.id}`, { token: payer.token, json: { url: `${moved.url}/b` } })
+      expect(changed.status).toBe(200)
+      const [arrived] = yield* moved.waitFor(1)
+      expect(arrived!.path).toBe("/b")
+      expect(arrived!.headers["webhook-id"]).toBe(refused!.headers["webhook-id"])
+      expect(arrived!.body).toBe(refused!.body)
+      const [delivery] = yield* logUntil(app, payer.token, endpoint.id, (items) => items[0]?.status === "delivered")
+      expect(delivery!.attempts).toBeGreaterThanOrEqual(2)
+    }))
+
+  it.scoped("a rotated-out secret signs beside the new one for its overlap; PATCH moves the endpoint and its event types", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const before = yield* webhookReceiver("127.0.0.2")
+      const after = yield* webhookReceiver("127.0.0.3")
+      const payer = yield* walletEmployer(app, "Rotating Co")
+      const endpoint = yield* registerWebhook(app, payer.token, `${before.url}/old`, ["payout.settled"])
+      const path = `/webhooks/${endpoint.id}`
+
+      // A rotation with the default overlap: a day during which both secrets sign.
+      const asked = Date.now()
+      const rotated = yield* call(app, "POST", `${path}/secret`, { token: payer.token, json: {} })
+      expect(rotated.status).toBe(200)
+      expect(rotated.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/)
+      expect(rotated.body.secret).not.toBe(endpoint.secret)
+      const overlapEnds = Date.parse(rotated.body.previousSecretExpiresAt)
+      expect(overlapEnds - asked).toBeGreaterThanOrEqual(86_400_000 - 1_000)
+      expect(overlapEnds - Date.now()).toBeLessThanOrEqual(86_400_000 + 1_000)
+      const listed = yield* call(app, "GET", "/webhooks", { token: payer.token })
+      expect(listed.body.items[0]).toMatchObject({ id: endpoint.id, previousSecretExpiresAt: rotated.body.previousSecretExpiresAt })
+      expect(JSON.stringify(listed.body)).not.toContain(rotated.body.secret.slice(6))
+
+      yield* payPayout(app, payer, yield* readyPayout(app, payer.token))
+      const [signedByBoth] = yield* before.waitFor(1)
+      expect(signedByBoth!.headers["webhook-signature"]!.split(" ")).toHaveLength(2)
+      for (const secret of [rotated.body.secret, endpoint.secret]) {
+        expect(() => new Webhook(secret).verify(signedByBoth!.body, signedByBoth!.headers)).not.toThrow()
+      }
+
+      // Rotated again with no overlap: the newest secret alone signs, and the older two no longer verify.
+      const again = yield* call(app, "POST", `${path}/secret`, { token: payer.token, json: { overlapSeconds: 0 } })
+      expect(again.status).toBe(200)
+      expect(again.body.previousSecretExpiresAt).toBeNull()
+
+      // Moved to another receiver, with one more event type; the secret, status and log stay.
+      const moved = yield* call(app, "PATCH", path, { token: payer.token, json: { url: `${after.url}/new`, events: ["payout.settled", "batch.completed"] } })
+      expect(moved.status).toBe(200)
+      expect(moved.body).toMatchObject({
+        id: endpoint.id, url: `${after.url}/new`, events: ["payout.settled", "batch.completed"], status: "enabled", previousSecretExpiresAt: null
+      })
+      yield* payPayout(app, payer, yield* readyPayout(app, payer.token))
+      const arrived = yield* after.waitFor(2)
+      expect(arrived.map((r) => JSON.parse(r.body).type).sort()).toEqual(["batch.completed", "payout.settled"])
+      for (const request of arrived) {
+        expect(request.headers["webhook-signature"]!.split(" ")).toHaveLength(1)
+        expect(() => new Webhook(again.body.secret).verify(request.body, request.headers)).not.toThrow()
+        for (const old of [rotated.body.secret, endpoint.secret]) expect(() => new Webhook(old).verify(request.body, request.headers)).toThrow()
+      }
+      expect(before.received).toHaveLength(1)
+      expect((yield* deliveryLog(app, payer.token, endpoint.id)).length).toBe(3)
+
+      // Each change is in the audit trail; another organization sees no such endpoint; a change of nothing is refused.
+      const audited = yield* call(app, "GET", `/audit?limit=100&subjectId=${endpoint.id}`, { token: payer.token })
+      expect(audited.body.items.map((e: { action: string }) => e.action)).toEqual([
+        "webhook.updated", "webhook.secret_rotated", "webhook.secret_rotated", "webhook.created"
+      ])
+      expect(audited.body.items[0]).toMatchObject({ from: "payout.settled", to: "payout.settled, batch.completed" })
+      expect(JSON.stringify(audited.body)).not.toContain(after.url)
+      const stranger = yield* employer(app)
+      expect((yield* call(app, "PATCH", path, { token: stranger.token, json: { events: ["batch.completed"] } })).status).toBe(404)
+      expect((yield* call(app, "POST", `${path}/secret`, { token: stranger.token, json: {} })).status).toBe(404)
+      const nothing = yield* call(app, "PATCH", path, { token: payer.token, json: {} })
+      expect([nothing.status, nothing.body.error]).toEqual([400, "nothing to change: give url, events or both"])
+      const tooLong = yield* call(app, "POST", `${path}/secret`, { token: payer.token, json: { overlapSeconds: 604_801 } })
+      expect(tooLong.status).toBe(400)
+      expect(tooLong.body.error).toContain("overlapSeconds")
     }))
 })
 

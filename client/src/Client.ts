@@ -1,4 +1,4 @@
-import { HttpApiClient, HttpClient, type HttpClientResponse, HttpClientRequest } from "@effect/platform"
+import { type HttpApi, HttpApiClient, type HttpApiGroup, HttpClient, type HttpClientResponse, HttpClientRequest } from "@effect/platform"
 import { Data, Duration, Effect, Schedule } from "effect"
 import { Api } from "../../src/Api.ts"
 
@@ -60,27 +60,38 @@ const retryingBusy = (options: RetryBusy) => (client: HttpClient.HttpClient) => 
   })
 }
 
+export interface ClientOptions {
+  readonly retryBusy?: RetryBusy
+  /** Headers every request carries, e.g. an `Idempotency-Key` for a client made for one creating call. */
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/** The bearer, the headers and the retries of `options`, on every request of `client`. */
+const transformed = (client: HttpClient.HttpClient, token: string | undefined, options: ClientOptions) => {
+  const authorized = token === undefined ? client : HttpClient.mapRequest(client, HttpClientRequest.bearerToken(token))
+  const headed = options.headers === undefined
+    ? authorized
+    : HttpClient.mapRequest(authorized, HttpClientRequest.setHeaders(options.headers))
+  return options.retryBusy === undefined ? headed : retryingBusy(options.retryBusy)(headed)
+}
+
 /**
  * Typed client of the whole API; provide an `HttpClient` (e.g. `FetchHttpClient.layer`). With a session token every
  * request carries it as the bearer. With `retryBusy`, answers 503 and 429 are retried after their `Retry-After`: give
  * a creating call an `Idempotency-Key` (`headers`) so that a retry after an answer that was lost replays it.
  */
-export const makeClient = (
-  baseUrl: string,
-  token?: string,
-  options: {
-    readonly retryBusy?: RetryBusy
-    /** Headers every request carries, e.g. an `Idempotency-Key` for a client made for one creating call. */
-    readonly headers?: Readonly<Record<string, string>>
-  } = {}
-) =>
-  HttpApiClient.make(Api, {
-    baseUrl,
-    transformClient: (client) => {
-      const authorized = token === undefined ? client : HttpClient.mapRequest(client, HttpClientRequest.bearerToken(token))
-      const headed = options.headers === undefined
-        ? authorized
-        : HttpClient.mapRequest(authorized, HttpClientRequest.setHeaders(options.headers))
-      return options.retryBusy === undefined ? headed : retryingBusy(options.retryBusy)(headed)
-    }
-  })
+export const makeClient = (baseUrl: string, token?: string, options: ClientOptions = {}) =>
+  HttpApiClient.make(Api, { baseUrl, transformClient: (client) => transformed(client, token, options) })
+
+type ApiGroups = typeof Api extends HttpApi.HttpApi<string, infer Groups, infer _E, infer _R> ? Groups : never
+
+/** The name of a group of the API (`batches`, `audit`, …), as `makeClient`'s answer names its parts. */
+export type GroupName = HttpApiGroup.HttpApiGroup.Name<ApiGroups>
+
+/**
+ * The typed client of one group of the API, with `makeClient`'s options: building it walks that group's endpoints
+ * only, where `makeClient` walks all of them (a browser page that uses a few groups builds only those).
+ */
+export const makeGroupClient = <const Group extends GroupName>(group: Group, baseUrl: string, token?: string, options: ClientOptions = {}) =>
+  Effect.flatMap(HttpClient.HttpClient, (client) =>
+    HttpApiClient.group(Api, { group, baseUrl, httpClient: transformed(client, token, options) }))

@@ -1,7 +1,8 @@
 import { TransactionBuilder } from "@stellar/stellar-sdk"
 import { Deferred, Duration, Effect, Schedule } from "effect"
-import { type BatchJob, BatchRun, JobItem, MAX_BATCH_ITEMS, MAX_BODY_BYTES } from "../../src/Domain/Batch.ts"
+import { type BatchJob, BatchRun, JobItem, MAX_BATCH_ITEMS } from "../../src/Domain/Batch.ts"
 import type { PayoutId } from "../../src/Domain/Ids.ts"
+import { MAX_BODY_BYTES } from "../../src/Domain/RequestLimits.ts"
 import { type BusyRetry, makeClient, type RetryBusy } from "./Client.ts"
 import { type PayrollTransfer, runSignedPayroll, type SigningOptions } from "./PayrollJustInTime.ts"
 

@@ -2,7 +2,7 @@
 // payloads from and decodes answers with. Nothing here reaches the server's implementation.
 export { FetchHttpClient } from "@effect/platform"
 export { Api } from "../../src/Api.ts"
-export { type BusyRetry, makeClient, type RetryBusy } from "./Client.ts"
+export { type BusyRetry, type ClientOptions, type GroupName, makeClient, makeGroupClient, type RetryBusy } from "./Client.ts"
 export {
   type BatchOptions,
   type PayrollItem,
@@ -34,13 +34,13 @@ export {
   JobItem,
   JobResult,
   MAX_BATCH_ITEMS,
-  MAX_BODY_BYTES,
   Payout,
   PayoutPage,
   PayoutStatus,
   Approval,
   RejectBatch
 } from "../../src/Domain/Batch.ts"
+export { MAX_BODY_BYTES } from "../../src/Domain/RequestLimits.ts"
 export { CreateOrgInvite, Member, MemberId, MemberPage, OrgSettings, UpdateMember } from "../../src/Domain/Members.ts"
 export { MemberRole, Permission } from "../../src/Domain/Roles.ts"
 export { AuditActor } from "../../src/Domain/Actor.ts"

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { NotFound } from "../Domain/Errors.ts"
 import { ArchiveCheckpoint, ArchiveEventPage, ArchiveStatus, CheckpointParams, EventsParams } from "./Event.ts"
-import { ArchiveRateLimit } from "./RateLimit.ts"
+import { ArchiveRateLimit } from "../RateLimit/ArchiveRateLimit.ts"
 
 export { ArchiveCheckpoint, ArchiveEvent, ArchiveEventPage, ArchiveStatus } from "./Event.ts"
 

@@ -145,8 +145,13 @@ export const makeIngester = Effect.gen(function*() {
       return { held: true, caughtUp: (yield* span(contractId, start, undefined, budget, true)) === "caughtUp" }
     }).pipe(Spans.withSpan("Archive.ingestRound"))
 
-  /** Gives the lease back (on shutdown), so that another instance takes over at once. */
-  const release = repo.release(INGESTER_LEASE, owner).pipe(Effect.ignore)
+  /**
+   * Gives the lease back (on shutdown), so that another instance takes over at once. It never fails the shutdown:
+   * a lease not given back lapses by itself.
+   */
+  const release = repo.release(INGESTER_LEASE, owner).pipe(
+    Effect.catchAllCause((cause) => Effect.logWarning("could not give the ingester lease back; it lapses by itself", cause))
+  )
 
   return { round, release, owner } as const
 })

@@ -1,15 +1,15 @@
 import { Duration, Effect, Exit, Layer, Option, Ref } from "effect"
 import { OperationsConfig, StellarConfig } from "../Config.ts"
 import { Drain } from "../Http/Drain.ts"
-import { backoff, repeatRounds } from "../Sql/Rounds.ts"
+import { backoff, repeatRounds } from "../Workers/Rounds.ts"
 import { ChainEvents } from "../Stellar/ChainEvents.ts"
 import { Archive } from "./Archive.ts"
 import { makeBackfill } from "./Backfill.ts"
 import { ArchiveConfig } from "./Config.ts"
 import { EventRepo } from "./EventRepo.ts"
 import { makeIngester } from "./Ingester.ts"
-import { ArchiveRateLimitLive } from "./RateLimitLive.ts"
 import { makeReactions } from "./Reactions.ts"
+import { ArchiveRateLimitLive } from "../RateLimit/Live.ts"
 
 /**
  * The ingestion worker, in every instance, of which one at a time (the lease holder) ingests: a round reads what
@@ -101,7 +101,7 @@ const BackfillLive = Layer.scopedDiscard(
   })
 )
 
-/** The archive's services and workers, wired into the service by src/App.ts. */
-export const ArchiveLive = Layer.mergeAll(Archive.DefaultWithoutDependencies, ArchiveRateLimitLive, IngestionLive, BackfillLive).pipe(
+/** The archive's services and workers, wired into the service by src/Server/App.ts. */
+export const ArchiveLive = Layer.mergeAll(Archive.DefaultWithoutDependencies, ArchiveRateLimitLive(ArchiveConfig), IngestionLive, BackfillLive).pipe(
   Layer.provideMerge(Layer.mergeAll(EventRepo.Default, ChainEvents.Default))
 )

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Authentication } from "../Auth/Security.ts"
 import { Forbidden } from "../Domain/Errors.ts"
-import { AuditPage, AuditVerification, ListAuditParams } from "./AuditRecord.ts"
+import { AuditPage, AuditVerification, ListAuditParams, VerifyAuditParams } from "./AuditRecord.ts"
 
 const READERS = "For a member whose role grants `audit:read` (every role does): 403 for a session of no organization, " +
   "or an API key whose role does not grant it."
@@ -20,7 +20,7 @@ export class AuditApi extends HttpApiGroup.make("audit")
       )
   )
   .add(
-    HttpApiEndpoint.get("verify", "/audit/verify").addSuccess(AuditVerification)
+    HttpApiEndpoint.get("verify", "/audit/verify").setUrlParams(VerifyAuditParams).addSuccess(AuditVerification)
       .annotate(OpenApi.Summary, "Verify the audit trail")
       .annotate(
         OpenApi.Description,
@@ -28,7 +28,12 @@ export class AuditApi extends HttpApiGroup.make("audit")
           "organization's hash chain (SHA-256 of the previous entry's hash and the entry's content), shortly after " +
           "its change committed. This links what is waiting, then recomputes the whole chain: `verified` is false, " +
           "with `firstBrokenId`, at the first entry that was changed, moved, or follows a removed one. `pending` " +
-          `counts the entries recorded meanwhile, which the next verification covers. ${READERS}`
+          "counts the entries recorded meanwhile, which the next verification covers. A verified chain's head comes " +
+          "back as a `checkpoint` signed with the service's SIGNING_KEY (SEP-53): kept outside the service and given " +
+          "back later as `checkpoint=position:hash`, it shows whether entries up to it were removed since or the " +
+          `whole chain recomputed (\`checkpointKept\`), which the chain alone cannot. ${READERS} 400 for a ` +
+          "`checkpoint` that is not `position:hash`. Each reads the whole chain, so an organization's verifications " +
+          "run one after another."
       )
   )
   .addError(Forbidden)

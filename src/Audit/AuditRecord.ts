@@ -58,6 +58,60 @@ export class AuditPage extends Schema.Class<AuditPage>("AuditPage")(AuditPageFie
   examples: [{ items: [new AuditRecord(exampleRecord)], nextCursor: "MTI4NDE" }]
 })) {}
 
+/** `position:hash`, as a client keeps a checkpoint and gives it back: a position and the chain's SHA-256 there, in hex. */
+export const CHECKPOINT = /^(0|[1-9][0-9]{0,14}):([0-9a-f]{64})$/
+
+// A real signature, by a key made for this example: `Keypair.fromPublicKey(signingKey).verifyMessage(message, …)` holds.
+const exampleCheckpoint = {
+  position: 12841,
+  hash: "5f0c2a9e41b7d3866e1f4a0c9b2d7e35a8c4f1b06d9e2a7c3b5f8d1e4a6c0b92",
+  message: "Confidential payroll audit checkpoint\norganization: 7c1e4b9a-2f3d-4e8a-9b6c-1d2e3f4a5b6c\n" +
+    "position: 12841\nhash: 5f0c2a9e41b7d3866e1f4a0c9b2d7e35a8c4f1b06d9e2a7c3b5f8d1e4a6c0b92",
+  signature: "FHiQa5p3Wa6OKeDMTPny2wS1sVgczZijf9nPj99ORaHxD1ehGA34TAjjKpIGMXBqpWgmL5KziZttTFpYZPH0Dg==",
+  signingKey: "GBIFMLTVZV3HCOLYSF7HHUIKCCSWAHXLWMCDXMZ24RGDJVAHFS7BQMWH"
+}
+
+const AuditCheckpointFields = {
+  position: Schema.propertySignature(Schema.Int).annotations({
+    description: "How many entries the chain held: the position of its last entry"
+  }),
+  hash: Schema.propertySignature(Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/))).annotations({
+    description: "The chain's hash at that position (SHA-256, hex): each entry's hash covers every entry before it"
+  }),
+  message: Schema.propertySignature(Schema.String).annotations({
+    description: "The text signed: the organization, the position and the hash, one per line"
+  }),
+  signature: Schema.propertySignature(Schema.String).annotations({
+    description: "`message` signed as SEP-53 prescribes (SHA-256 of \"Stellar Signed Message:\\n\" and the message, " +
+      "ed25519), base64: any Stellar SDK's `Keypair.verifyMessage` checks it against `signingKey`"
+  }),
+  signingKey: Schema.propertySignature(Schema.String).annotations({
+    description: "The service's signing key, the SIGNING_KEY of its stellar.toml"
+  })
+}
+
+export class AuditCheckpoint extends Schema.Class<AuditCheckpoint>("AuditCheckpoint")(
+  AuditCheckpointFields,
+  documented(AuditCheckpointFields, {
+    description: "The verified chain's head, signed by the service. Kept outside the service (an auditor's files, a " +
+      "ticket, an email), it proves later that the entries up to it are still there and unchanged: a hash chain " +
+      "alone cannot show that its newest entries were removed, nor that it was recomputed whole",
+    examples: [exampleCheckpoint]
+  })
+) {}
+
+export const VerifyAuditParams = Schema.Struct({
+  checkpoint: Schema.optional(
+    Schema.String.pipe(Schema.pattern(CHECKPOINT, {
+      message: () => "checkpoint must be position:hash, as an earlier verification's checkpoint gave them (hash: 64 hex digits)"
+    }))
+  ).annotations({
+    description: "An earlier verification's checkpoint, as `position:hash`: the answer's `checkpointKept` says " +
+      "whether the chain still holds that hash at that position"
+  })
+})
+export type VerifyAuditParams = typeof VerifyAuditParams.Type
+
 const AuditVerificationFields = {
   rows: Schema.propertySignature(Schema.Int).annotations({
     description: "How many linked entries were checked, from the first: all of them when the chain is intact, up to " +
@@ -70,7 +124,15 @@ const AuditVerificationFields = {
     description: "The first entry where the chain breaks (changed, moved, or following a removed entry); absent when verified"
   }),
   pending: Schema.propertySignature(Schema.Int).annotations({
-    description: "Entries recorded but not linked yet (committed while the verification ran): the next one covers them"
+    description: "Entries recorded but not linked yet: committed while the verification ran, or by a transaction " +
+      "begun before it and still running after 5 s. The next verification covers them"
+  }),
+  checkpointKept: Schema.optional(Schema.Boolean).annotations({
+    description: "Given a `checkpoint`: whether the chain still holds its hash at its position. False when entries up " +
+      "to it were removed or the chain was rewritten since (then `verified` is false too)"
+  }),
+  checkpoint: Schema.optional(AuditCheckpoint).annotations({
+    description: "The chain's head, signed: keep it to check a later verification against (present when verified)"
   })
 }
 
@@ -79,8 +141,8 @@ export class AuditVerification extends Schema.Class<AuditVerification>("AuditVer
   documented(AuditVerificationFields, {
     description: "The outcome of checking the organization's hash chain",
     examples: [
-      { rows: 12841, verified: true, pending: 0 },
-      { rows: 977, verified: false, firstBrokenId: "9e2b7c41-5d3a-4f86-b1e0-7a4c2d9f6b13", pending: 2 }
+      { rows: 12841, verified: true, pending: 0, checkpoint: new AuditCheckpoint(exampleCheckpoint) },
+      { rows: 977, verified: false, firstBrokenId: "9e2b7c41-5d3a-4f86-b1e0-7a4c2d9f6b13", pending: 2, checkpointKept: false }
     ]
   })
 ) {}

@@ -1,17 +1,23 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
-import { Effect, Option, Schema } from "effect"
+import { Array, Effect, Option, Schema } from "effect"
 import { AuditActor } from "../Domain/Actor.ts"
 import { OrgId } from "../Domain/Ids.ts"
 import { orUnavailable } from "../Sql/Errors.ts"
 import * as Spans from "../Observability/Spans.ts"
 import { GENESIS, link } from "./Chain.ts"
 
-/** The most rows one seal links: one short transaction, whatever the backlog. */
+/** The one sealer at a time, across instances: the advisory lock every seal takes first. */
+const SEAL_LOCK = "audit-sealer"
+
+/** The most rows one seal round links, over all organizations: one short transaction, whatever the backlog. */
 export const SEAL_BATCH = 1_000
 
 /** node-postgres hands `bigint` columns over as text; positions and seqs stay far below 2^53. */
 const Int8 = Schema.NumberFromString.pipe(Schema.int())
+
+/** A transaction id (`xid8`) as text: 64 bits, so it is compared as a bigint, never as a number. */
+const Xid = Schema.String.pipe(Schema.pattern(/^\d+$/))
 
 const Content = {
   id: Schema.String,
@@ -28,29 +34,37 @@ const Content = {
 }
 const CONTENT = "id, org_id, at, actor_type, actor_id, action, subject_type, subject_id, from_state, to_state, request_id"
 
-/**
- * Rows waiting to be linked: all three link columns empty, the only rows the table lets a seal update. A linked row
- * a hand edit emptied in part keeps its position, so the walk, not a seal, meets it. `hash IS NULL` first: the
- * partial index `audit_log_unlinked` holds exactly those rows.
- */
-const UNLINKED = "hash IS NULL AND position IS NULL AND prev_hash IS NULL"
-
 /** A row as the trail is read, in `seq` order. */
 export const AuditRow = Schema.Struct({ seq: Int8, ...Content })
 export type AuditRow = typeof AuditRow.Type
 
-/** A linked row; a hand edit may have emptied a link column, which the verifier reports rather than fails on. */
-const LinkedRow = Schema.Struct({
-  ...Content,
-  position: Int8,
-  prevHash: Schema.NullOr(Schema.Uint8ArrayFromSelf),
-  hash: Schema.NullOr(Schema.Uint8ArrayFromSelf)
-})
+/** A row as the sealer reads it: its place in (xid, seq) order besides its content. */
+const Unsealed = Schema.Struct({ seq: Int8, xid: Xid, ...Content })
 
-const Head = Schema.Struct({ position: Int8, hash: Schema.NullOr(Schema.Uint8ArrayFromSelf) })
+/** Where the sealer is: the oldest transaction still running (nothing below it can still appear) and its cursor. */
+const Progress = Schema.Struct({ bound: Xid, xid: Xid, seq: Int8 })
+
+/** The last seal of an organization: where its chain ends. */
+const SealHead = Schema.Struct({ orgId: Schema.String, lastPosition: Int8, lastHash: Schema.Uint8ArrayFromSelf })
+
+/** A seal as verification reads it: the rows it linked, in chain order from `firstPosition`, and their hashes. */
+export const Seal = Schema.Struct({
+  firstPosition: Int8,
+  lastPosition: Int8,
+  ids: Schema.Array(Schema.String),
+  hashes: Schema.Uint8ArrayFromSelf
+})
+export type Seal = typeof Seal.Type
+
 const Count = Schema.Struct({ n: Schema.Int })
 const OfOrg = Schema.Struct({ orgId: OrgId })
-const OrgPage = Schema.Struct({ orgId: OrgId, after: Schema.Number, limit: Schema.Number })
+const SealPage = Schema.Struct({ orgId: OrgId, after: Schema.Number, limit: Schema.Number })
+
+/** One round of sealing: how many rows it linked, and the bound it linked up to (a transaction id). */
+export interface SealRound {
+  readonly sealed: number
+  readonly bound: bigint
+}
 
 /** `GET /audit`'s filters; each one given narrows the page. `from` is inclusive, `to` exclusive. */
 export interface AuditFilters {
@@ -63,15 +77,17 @@ export interface AuditFilters {
 }
 
 /**
- * The audit trail as stored (`audit_log`, migration 0019): pages of it, and its hash chain. Rows are linked by
- * `seal`, under a per-organization advisory lock that only sealers take (writers append without it), in the order
- * they are linked: a row committed late with a lower `seq` simply takes the next position.
+ * The audit trail as stored (`audit_log`, migrations 0019 and 0022): pages of it, and its hash chain (`audit_seals`).
+ * Writers append rows without a lock; one sealer at a time links them, in (xid, seq) order up to the oldest
+ * transaction still running, so a row committed late is never passed over: its transaction held the bound back.
  */
 export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/AuditRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const decodePage = Schema.decodeUnknown(Schema.Array(AuditRow))
-    const decodeCount = Schema.decodeUnknown(Schema.Array(Count))
+    const decodeUnsealed = Schema.decodeUnknown(Schema.Array(Unsealed))
+    const decodeProgress = Schema.decodeUnknown(Schema.Array(Progress))
+    const decodeHeads = Schema.decodeUnknown(Schema.Array(SealHead))
 
     /** Newest first, `limit + 1` rows, so the caller can tell whether another page follows. */
     const page = (orgId: OrgId, filters: AuditFilters, limit: number, afterSeq: Option.Option<number>) => {
@@ -93,74 +109,99 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/AuditRepo", {
         ORDER BY seq DESC LIMIT ${limit + 1}`.pipe(Effect.flatMap(decodePage), orUnavailable, Spans.withSpan("AuditRepo.page"))
     }
 
-    const head = SqlSchema.findOne({
-      Request: OfOrg,
-      Result: Head,
-      execute: ({ orgId }) =>
-        sql`SELECT position, hash FROM audit_log WHERE org_id = ${orgId} AND position IS NOT NULL ORDER BY position DESC LIMIT 1`
-    })
-    const unlinked = SqlSchema.findAll({
-      Request: OfOrg,
-      Result: AuditRow,
-      execute: ({ orgId }) =>
-        sql`SELECT seq, ${sql.literal(CONTENT)} FROM audit_log WHERE org_id = ${orgId} AND ${sql.literal(UNLINKED)}
-          ORDER BY seq LIMIT ${SEAL_BATCH}`
-    })
-
-    /** Links up to SEAL_BATCH unlinked rows after the chain's head, in one transaction; answers how many. */
-    const seal = (orgId: OrgId) =>
+    /**
+     * Links up to SEAL_BATCH rows after the cursor, of every organization, in one transaction: each organization's
+     * rows become one seal after its chain's head. `wait` waits for a sealer running elsewhere; without it, a round
+     * that finds one running links nothing (that sealer is doing the work).
+     */
+    const seal = (wait: boolean) =>
       sql.withTransaction(Effect.gen(function*() {
-        // Taken first: at READ COMMITTED every later statement sees what the previous sealer committed.
-        yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`audit_log:${orgId}`}))`
-        const rows = yield* unlinked({ orgId })
-        if (rows.length === 0) return 0
-        const last = Option.getOrElse(yield* head({ orgId }), () => GENESIS)
-        // Only a hand edit empties a linked row's hash: the chain is not extended past it, and verify names it.
-        if (last.hash === null) return yield* Effect.as(Effect.logWarning("audit chain head has no hash; not sealing"), 0)
-        const links = link({ position: last.position, hash: last.hash }, rows)
-        const [updated] = yield* sql`
-          WITH linked AS (
-            UPDATE audit_log SET position = l.position, prev_hash = l.prev_hash, hash = l.hash
-            FROM unnest(${links.map((l) => l.id)}::uuid[], ${links.map((l) => l.position)}::bigint[],
-              ${links.map((l) => l.prevHash)}::bytea[], ${links.map((l) => l.hash)}::bytea[])
-              AS l(id, position, prev_hash, hash)
-            WHERE audit_log.id = l.id AND audit_log.hash IS NULL
-            RETURNING 1)
-          SELECT count(*)::int AS n FROM linked`.pipe(Effect.flatMap(decodeCount))
-        if (updated?.n !== links.length) return yield* Effect.dieMessage(`audit_log: linked ${updated?.n} of ${links.length} rows`)
-        return links.length
-      })).pipe(orUnavailable, Spans.withSpan("AuditRepo.seal", { attributes: { orgId } }))
+        const [locked] = yield* (wait
+          ? sql`SELECT true AS locked FROM (SELECT pg_advisory_xact_lock(hashtext(${SEAL_LOCK}))) AS l`
+          : sql`SELECT pg_try_advisory_xact_lock(hashtext(${SEAL_LOCK})) AS locked`)
+        if (locked?.locked !== true) return { sealed: 0, bound: 0n }
+        // The first statement after the lock, before this transaction writes (and so has an id of its own).
+        const [progress] = yield* sql`
+          SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS bound, xid::text AS xid, seq FROM audit_seal_cursor`.pipe(
+            Effect.flatMap(decodeProgress)
+          )
+        if (progress === undefined) return yield* Effect.dieMessage("audit_seal_cursor has no row")
+        const bound = BigInt(progress.bound)
+        const rows = yield* sql`
+          SELECT seq, xid::text AS xid, ${sql.literal(CONTENT)} FROM audit_log
+          WHERE (xid, seq) > (${progress.xid}::xid8, ${progress.seq}) AND xid < ${progress.bound}::xid8
+          ORDER BY xid, seq LIMIT ${SEAL_BATCH}`.pipe(Effect.flatMap(decodeUnsealed))
+        const last = rows.at(-1)
+        if (last === undefined) return { sealed: 0, bound }
+        const byOrg = Array.groupBy(rows, (row) => row.orgId)
+        const heads = yield* sql`
+          SELECT DISTINCT ON (org_id) org_id, last_position, substring(hashes FROM length(hashes) - 31) AS last_hash
+          FROM audit_seals WHERE org_id = ANY(${Object.keys(byOrg)}::uuid[]) ORDER BY org_id, last_position DESC`.pipe(
+            Effect.flatMap(decodeHeads)
+          )
+        const headOf = new Map(heads.map((h) => [h.orgId, { position: h.lastPosition, hash: h.lastHash }]))
+        const seals = Object.entries(byOrg).map(([orgId, linked]) => {
+          const head = headOf.get(orgId) ?? GENESIS
+          return {
+            orgId,
+            firstPosition: head.position + 1,
+            lastPosition: head.position + linked.length,
+            ids: linked.map((row) => row.id),
+            hashes: Buffer.concat(link(head, linked))
+          }
+        })
+        yield* sql`INSERT INTO audit_seals ${sql.insert(seals)}`
+        // Moves the cursor only from where this round read it: were the lock ever not exclusive, a second round over
+        // the same rows rolls back here instead of linking them twice.
+        const moved = yield* sql`
+          UPDATE audit_seal_cursor SET xid = ${last.xid}::xid8, seq = ${last.seq}
+          WHERE xid = ${progress.xid}::xid8 AND seq = ${progress.seq} RETURNING 1 AS moved`
+        if (moved.length !== 1) return yield* Effect.dieMessage("audit_seal_cursor moved under a seal round")
+        return { sealed: rows.length, bound }
+      })).pipe(orUnavailable, Spans.withSpan("AuditRepo.seal"))
 
-    const orgsToSeal = SqlSchema.findAll({
-      Request: Schema.Number,
-      Result: OfOrg,
-      execute: (limit) => sql`SELECT DISTINCT org_id FROM audit_log WHERE ${sql.literal(UNLINKED)} LIMIT ${limit}`
-    })
-    /** Organizations with rows waiting to be linked, at most `limit`. */
-    const unlinkedOrgs = (limit: number) =>
-      orgsToSeal(limit).pipe(Effect.map((rows) => rows.map((r) => r.orgId)), orUnavailable, Spans.withSpan("AuditRepo.unlinkedOrgs"))
+    /**
+     * The transaction ids in use now: every transaction that had begun writing lies below `next`; `oldest` is the
+     * oldest still running.
+     */
+    const horizon = sql`SELECT pg_snapshot_xmin(s)::text AS oldest, pg_snapshot_xmax(s)::text AS next
+      FROM pg_current_snapshot() AS s`.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ oldest: Xid, next: Xid })))),
+        Effect.map(([h]) => ({ oldest: BigInt(h!.oldest), next: BigInt(h!.next) })),
+        orUnavailable
+      )
 
-    const linkedPage = SqlSchema.findAll({
-      Request: OrgPage,
-      Result: LinkedRow,
+    const sealPage = SqlSchema.findAll({
+      Request: SealPage,
+      Result: Seal,
       execute: ({ orgId, after, limit }) =>
         sql`
-          SELECT ${sql.literal(CONTENT)}, position, prev_hash, hash FROM audit_log
-          WHERE org_id = ${orgId} AND position > ${after} ORDER BY position LIMIT ${limit}`
+          SELECT first_position, last_position, ids::text[] AS ids, hashes FROM audit_seals
+          WHERE org_id = ${orgId} AND last_position > ${after} ORDER BY last_position LIMIT ${limit}`
     })
-    /** The linked rows after position `after`, in chain order, at most `limit`. */
-    const linked = (orgId: OrgId, after: number, limit: number) =>
-      linkedPage({ orgId, after, limit }).pipe(orUnavailable, Spans.withSpan("AuditRepo.linked"))
+    /** The organization's seals ending after position `after`, in chain order, at most `limit`. */
+    const seals = (orgId: OrgId, after: number, limit: number) =>
+      sealPage({ orgId, after, limit }).pipe(orUnavailable, Spans.withSpan("AuditRepo.seals"))
+
+    const rowsById = SqlSchema.findAll({
+      Request: Schema.Array(Schema.String),
+      Result: AuditRow,
+      execute: (ids) => sql`SELECT seq, ${sql.literal(CONTENT)} FROM audit_log WHERE id = ANY(${ids}::uuid[])`
+    })
+    /** The rows with these ids, as the table holds them now (a row removed by hand is simply not there). */
+    const rows = (ids: ReadonlyArray<string>) => rowsById(ids).pipe(orUnavailable, Spans.withSpan("AuditRepo.rows"))
 
     const countPending = SqlSchema.single({
       Request: OfOrg,
       Result: Count,
-      execute: ({ orgId }) => sql`SELECT count(*)::int AS n FROM audit_log WHERE org_id = ${orgId} AND ${sql.literal(UNLINKED)}`
+      execute: ({ orgId }) =>
+        sql`SELECT count(*)::int AS n FROM audit_log a, audit_seal_cursor c
+          WHERE (a.xid, a.seq) > (c.xid, c.seq) AND a.org_id = ${orgId}`
     })
     /** How many of the organization's rows wait to be linked. */
     const pending = (orgId: OrgId) =>
       countPending({ orgId }).pipe(Effect.map((r) => r.n), orUnavailable, Spans.withSpan("AuditRepo.pending"))
 
-    return { page, seal, unlinkedOrgs, linked, pending } as const
+    return { page, seal, horizon, seals, rows, pending } as const
   })
 }) {}

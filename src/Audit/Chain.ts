@@ -16,14 +16,7 @@ export interface ChainContent {
   readonly requestId: string | null
 }
 
-/** A row as the chain holds it; a hand edit may have emptied any link column, so each may be null. */
-export interface LinkedRow extends ChainContent {
-  readonly position: number
-  readonly prevHash: Uint8Array | null
-  readonly hash: Uint8Array | null
-}
-
-/** The last linked row of an organization's chain: what the next row links to. */
+/** The last link of an organization's chain: what the next row links to. */
 export interface ChainHead {
   readonly position: number
   readonly hash: Uint8Array
@@ -53,54 +46,62 @@ export const canonical = (row: ChainContent, position: number): string =>
   ])
 
 /** sha256(prevHash ‖ utf8(canonical)): the previous link is part of every hash, so no row changes alone. */
-export const linkHash = (prevHash: Uint8Array, row: ChainContent & { readonly position: number }): Uint8Array =>
-  createHash("sha256").update(prevHash).update(canonical(row, row.position), "utf8").digest()
+export const linkHash = (prevHash: Uint8Array, row: ChainContent, position: number): Uint8Array =>
+  createHash("sha256").update(prevHash).update(canonical(row, position), "utf8").digest()
 
-export interface Link {
-  readonly id: string
+/**
+ * The hashes of `rows`, in the order given, after `head`: that order becomes the chain's, the first at
+ * `head.position + 1`.
+ */
+export const link = (head: ChainHead, rows: ReadonlyArray<ChainContent>): ReadonlyArray<Uint8Array> => {
+  let previous = head.hash
+  return rows.map((row, i) => (previous = linkHash(previous, row, head.position + 1 + i)))
+}
+
+/**
+ * One place of the chain as verification reads it back: the position and hash a seal recorded for the row `id`, and
+ * the row as the table holds it now (`null` when it is gone). A hand edit may have changed any of them.
+ */
+export interface Slot {
   readonly position: number
-  readonly prevHash: Uint8Array
-  readonly hash: Uint8Array
+  readonly id: string
+  readonly hash: Uint8Array | null
+  readonly row: ChainContent | null
 }
 
-/** The links of `rows`, in the order given, after `head`: that order becomes the chain's. */
-export const link = (head: ChainHead, rows: ReadonlyArray<ChainContent>): ReadonlyArray<Link> => {
-  let previous = head
-  return rows.map((row) => {
-    const position = previous.position + 1
-    const hash = linkHash(previous.hash, { ...row, position })
-    const linked: Link = { id: row.id, position, prevHash: previous.hash, hash }
-    previous = { position, hash }
-    return linked
-  })
-}
+/** Whether two hashes are the same bytes. */
+export const sameHash = (a: Uint8Array, b: Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b)
 
-const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b)
-
-/** Rows checked, the chain's head after the last intact one, and the first row that breaks it, when one does. */
+/**
+ * Places checked, the chain's head after the last intact one, the first entry that breaks it when one does, and the
+ * hash at the `watch` position when the walk passed it intact.
+ */
 export interface Walked {
   readonly checked: number
   readonly head: ChainHead
   readonly brokenId: Option.Option<string>
+  readonly watched: Option.Option<Uint8Array>
 }
 
 /**
- * Walks `rows`, in position order, on from `head` (GENESIS, or where the previous page ended) and stops at the first
- * row that breaks the chain: a position that does not follow (a row removed or moved), a `prevHash` other than the
- * previous row's hash (a row removed, inserted or reordered), or a hash its own content does not give (a field
- * changed). Counts the rows it checked, the broken one included.
+ * Walks `slots`, in position order, on from `head` (GENESIS, or where the previous page ended) and stops at the first
+ * that breaks the chain: a position that does not follow (a seal removed or moved), a row that is gone (removed by
+ * hand), a row whose id is not the one sealed there, or a recorded hash its content does not give (a field changed, or
+ * the seal's hash edited). Counts the places it checked, the broken one included.
  */
-export const walk = (head: ChainHead, rows: Iterable<LinkedRow>): Walked => {
+export const walk = (head: ChainHead, slots: Iterable<Slot>, watch?: number): Walked => {
   let current = head
   let checked = 0
-  for (const row of rows) {
+  let watched = Option.none<Uint8Array>()
+  for (const slot of slots) {
     checked += 1
-    const { hash, prevHash } = row
+    const { hash, row } = slot
     if (
-      row.position !== current.position + 1 || prevHash === null || !sameBytes(prevHash, current.hash) ||
-      hash === null || !sameBytes(hash, linkHash(current.hash, row))
-    ) return { checked, head: current, brokenId: Option.some(row.id) }
-    current = { position: row.position, hash }
+      slot.position !== current.position + 1 || row === null || row.id !== slot.id || hash === null ||
+      !sameHash(hash, linkHash(current.hash, row, slot.position))
+    ) return { checked, head: current, brokenId: Option.some(slot.id), watched }
+    current = { position: slot.position, hash }
+    if (slot.position === watch) watched = Option.some(hash)
   }
-  return { checked, head: current, brokenId: Option.none() }
+  return { checked, head: current, brokenId: Option.none(), watched }
 }

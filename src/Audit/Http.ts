@@ -13,7 +13,7 @@ export const AuditHttpLive = HttpApiBuilder.group(Api, "audit", (handlers) =>
     const reader = orgs.authorize(auditPolicy.read)
     return handlers
       .handle("list", ({ urlParams }) => Effect.flatMap(reader, (actor) => audit.list(actor.orgId, urlParams)))
-      .handle("verify", () => Effect.flatMap(reader, (actor) => audit.verify(actor.orgId)))
+      .handle("verify", ({ urlParams }) => Effect.flatMap(reader, (actor) => audit.verify(actor.orgId, urlParams)))
   }))
 
 export const ExportsHttpLive = HttpApiBuilder.group(Api, "exports", (handlers) =>

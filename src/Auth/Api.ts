@@ -3,7 +3,8 @@ import { Schema } from "effect"
 import { documented } from "../Domain/Documented.ts"
 import { InvalidRequest, NotImplemented, Unauthorized, UpstreamUnavailable } from "../Domain/Errors.ts"
 import { SessionToken } from "../Domain/Session.ts"
-import { ChallengeRateLimit, SignInRateLimit } from "./Security.ts"
+import { ChallengeRateLimit } from "../RateLimit/ChallengeRateLimit.ts"
+import { SignInRateLimit } from "../RateLimit/SignInRateLimit.ts"
 
 export const ChallengeParams = Schema.Struct({
   account: Schema.propertySignature(Schema.String).annotations({

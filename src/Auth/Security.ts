@@ -1,6 +1,6 @@
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Forbidden, RateLimited, ServiceUnavailable, Unauthorized } from "../Domain/Errors.ts"
+import { Forbidden, ServiceUnavailable, Unauthorized } from "../Domain/Errors.ts"
 import { CurrentSession } from "../Domain/Session.ts"
 
 const session = HttpApiSecurity.bearer.pipe(
@@ -28,14 +28,4 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Aut
   failure: Schema.Union(Unauthorized, Forbidden, ServiceUnavailable),
   provides: CurrentSession,
   security: { bearer: session, apiKey }
-}) {}
-
-/** Per client address limit on the sign-in routes, counted across every instance (429 with Retry-After). */
-export class SignInRateLimit extends HttpApiMiddleware.Tag<SignInRateLimit>()("Auth/SignInRateLimit", {
-  failure: RateLimited
-}) {}
-
-/** Per client address limit on the SEP-10 challenges, counted across every instance (429 with Retry-After). */
-export class ChallengeRateLimit extends HttpApiMiddleware.Tag<ChallengeRateLimit>()("Auth/ChallengeRateLimit", {
-  failure: RateLimited
 }) {}

@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { Authentication } from "../Auth/Security.ts"
 import { BatchJob, BatchRun, JobAccepted } from "../Domain/Batch.ts"
 import { Conflict, Forbidden, NotFound, NotImplemented } from "../Domain/Errors.ts"
+import { MAX_BODY_KIB } from "../Domain/RequestLimits.ts"
 
 const jobId = HttpApiSchema.param(
   "jobId",
@@ -25,10 +26,10 @@ export class BatchRunsApi extends HttpApiGroup.make("batchRuns")
         "Stores 1 to 100 signed transfers as one job and answers at once with its id; the service then runs them in " +
           "the background, each through exactly the checks and steps of POST /transfer (an item that breaks a rule " +
           "gets its own result and the others go on). Items of one source account go to the network one after " +
-          "another in sequence-number order. The body is at most 256 KiB, 6 real-size transfers: larger payrolls " +
+          `another in sequence-number order. The body is at most ${MAX_BODY_KIB} KiB, 6 real-size transfers: larger payrolls ` +
           "are split into several jobs (the typed client's `runPayroll` does that). For an employer signed in with " +
           "a wallet (SEP-10): 501 for an email session; 403 when the session belongs to no organization; 413 when " +
-          "the body is over 256 KiB."
+          `the body is over ${MAX_BODY_KIB} KiB.`
       )
   )
   .add(

@@ -11,6 +11,7 @@ import * as Spans from "../Observability/Spans.ts"
 export class DuplicateContractor extends Data.TaggedError("DuplicateContractor") {}
 
 export interface ListQuery extends KeysetQuery {
+  readonly ids: Option.Option<ReadonlyArray<ContractorId>>
   readonly status: Option.Option<ContractorStatus>
   readonly q: Option.Option<string>
 }
@@ -86,6 +87,7 @@ export class ContractorRepo extends Effect.Service<ContractorRepo>()("Contractor
     const list = (orgId: OrgId, query: ListQuery) =>
       page([
         sql`org_id = ${orgId}`,
+        ...Option.toArray(Option.map(query.ids, (ids) => sql`id = ANY(${ids})`)),
         ...Option.toArray(Option.map(query.status, (status) => sql`status = ${status}`)),
         ...Option.toArray(Option.map(query.q, (q) => sql`(name ILIKE ${likePattern(q)} OR email ILIKE ${likePattern(q)})`))
       ], query).pipe(Spans.withSpan("ContractorRepo.list"))

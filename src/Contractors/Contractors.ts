@@ -166,7 +166,7 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
       const after = params.cursor === undefined ? Option.none() : Option.some(yield* decodeCursor(params.cursor))
       const limit = params.limit ?? 50
       const q = Option.filter(Option.fromNullable(params.q?.trim()), (s) => s.length > 0)
-      const rows = yield* repo.list(orgId, { limit, after, status: Option.fromNullable(params.status), q })
+      const rows = yield* repo.list(orgId, { limit, after, ids: Option.fromNullable(params.ids), status: Option.fromNullable(params.status), q })
       return toPage(rows, limit, (row) => row)
     })
 

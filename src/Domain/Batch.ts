@@ -1,6 +1,7 @@
 import { DateTime, Option, Schema } from "effect"
 import { BatchId, ContractorId, PayoutId } from "./Ids.ts"
 import { Page, PageParams } from "./Page.ts"
+import { MAX_BODY_KIB } from "./RequestLimits.ts"
 import { documented } from "./Documented.ts"
 import { fromRow, Optional } from "./Row.ts"
 import { Name } from "./Text.ts"
@@ -329,10 +330,7 @@ export class JobItem extends Schema.Class<JobItem>("JobItem")({
   payoutId: Schema.optional(PayoutId).annotations({ description: "The payout it pays, as in POST /transfer" })
 }, { description: "One transfer of a batch run" }) {}
 
-/** Every request body is at most this large (INTERFACE-SPEC §8). */
-export const MAX_BODY_BYTES = 256 * 1024
-
-/** Items of one batch run; the 256 KiB body limit binds first for real transfers (6 of about 32 KB). */
+/** Items of one batch run; the body limit (MAX_BODY_BYTES) binds first for real transfers (6 of about 32 KB). */
 export const MAX_BATCH_ITEMS = 100
 
 const BatchRunFields = {
@@ -342,7 +340,7 @@ const BatchRunFields = {
       Schema.maxItems(MAX_BATCH_ITEMS, { message: () => `at most ${MAX_BATCH_ITEMS} transactions per batch run` })
     )
   ).annotations({
-    description: "1 to 100 signed transfers; the whole body is at most 256 KiB, which holds 6 real-size transfers"
+    description: `1 to 100 signed transfers; the whole body is at most ${MAX_BODY_KIB} KiB, which holds 6 real-size transfers`
   })
 }
 

@@ -268,8 +268,25 @@ export class ContractorPage extends Schema.Class<ContractorPage>("ContractorPage
   })
 ) {}
 
+const UUID = "[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}"
+const MAX_IDS = 100
+
+/** `ids` as the query carries it, comma-separated, and as a client and the service hold it, an array of ids. */
+const ContractorIds = Schema.compose(
+  Schema.String.pipe(
+    Schema.pattern(new RegExp(`^${UUID}(,${UUID}){0,${MAX_IDS - 1}}$`), {
+      message: () => `ids must be contractor ids, comma-separated (at most ${MAX_IDS})`
+    })
+  ),
+  Schema.split(",")
+).pipe(Schema.compose(Schema.Array(ContractorId)))
+
 export const ListContractorsParams = Schema.Struct({
   ...PageParams,
+  ids: Schema.optional(ContractorIds).annotations({
+    description: `Only these contractors, comma-separated ids (at most ${MAX_IDS}): a client naming the contractors of ` +
+      "a page of payouts. Ids of no contractor of the organization are left out, not refused"
+  }),
   status: Schema.optional(ContractorStatus).annotations({ description: "Only contractors in this status" }),
   q: Schema.optional(StorableText.pipe(Schema.maxLength(200))).annotations({
     description: "Only contractors whose name or email contains this text (any case)"

@@ -1,5 +1,6 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { MAX_BODY_KIB } from "./RequestLimits.ts"
 
 /** The `error` of every error answer. */
 const Message = Schema.propertySignature(Schema.String).annotations({ description: "What went wrong, in words for a person" })
@@ -86,11 +87,11 @@ export class UpstreamUnavailable extends Schema.TaggedError<UpstreamUnavailable>
   })
 ) {}
 
-/** The request body is over 256 KiB (decided from Content-Length before it is read, or while it arrives). */
+/** The request body is over MAX_BODY_BYTES (decided from Content-Length before it is read, or while it arrives). */
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
   "PayloadTooLarge",
   { error: Message },
-  HttpApiSchema.annotations({ status: 413, description: "The request body is over 256 KiB" })
+  HttpApiSchema.annotations({ status: 413, description: `The request body is over ${MAX_BODY_KIB} KiB` })
 ) {}
 
 /** The request body is neither JSON (`application/json`, `application/*+json`) nor, where taken, a form. */

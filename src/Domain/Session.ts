@@ -1,5 +1,6 @@
 import { Context, DateTime, Schema } from "effect"
 import { documented } from "./Documented.ts"
+import { ContractorStatus } from "./Contractor.ts"
 import { ContractorId, OrgId } from "./Ids.ts"
 import { fromRow } from "./Row.ts"
 import { MemberRole, Permission } from "./Roles.ts"
@@ -75,7 +76,11 @@ const MeFields = {
   })).annotations({ description: "The organization they belong to, if any" }),
   contractor: Schema.optional(Schema.Struct({
     id: Schema.propertySignature(ContractorId).annotations({ description: "Their contractor id" }),
-    name: Schema.propertySignature(Schema.String).annotations({ description: "Their name in the directory" })
+    name: Schema.propertySignature(Schema.String).annotations({ description: "Their name in the directory" }),
+    status: Schema.propertySignature(ContractorStatus).annotations({
+      description: "Their registration: `onboarding` until their wallet registers with the confidential token, then " +
+        "`ready` (the chain moves it); a contractor portal reads it again to follow it"
+    })
   })).annotations({ description: "Their contractor record, when a directory links them (the first, if several do)" }),
   invite: Schema.optional(
     Schema.Struct({

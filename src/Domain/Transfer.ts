@@ -170,7 +170,7 @@ export class SimulationRefused extends Schema.TaggedError<SimulationRefused>()(
     }),
     contractErrorName: Schema.optional(Schema.String).annotations({
       description: "The code's name when it is one of the OpenZeppelin confidential token's: `AuditorError` " +
-        "3300–3303 (its auditor registry), `VerifierError` 3400–3402 (its proof verifier), `ConfidentialTokenError` " +
+        "3300–3303 (its auditor registry), `VerifierError` 3400–3403 (its proof verifier), `ConfidentialTokenError` " +
         "3500–3514, `ComplianceError` 3600–3606 (its compliance extension), e.g. `AccountNotRegistered` (3501) or " +
         "`AccountFrozen` (3601). Absent for any other code"
     })

@@ -262,7 +262,7 @@ interface Early {
 }
 
 /**
- * Kept on the process, not the module: `npm start` starts the server from this file as source (src/main.ts) and then
+ * Kept on the process, not the module: `npm start` starts the server from this file as source (src/Server/main.ts) and then
  * loads the service from its bundle, which holds a second copy of this module; both must see the same start.
  */
 const EARLY = Symbol.for("confidential-payroll/early-postmasters")

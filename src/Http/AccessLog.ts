@@ -1,4 +1,4 @@
-import { Effect, Metric } from "effect"
+import { Effect, FiberRef, LogLevel } from "effect"
 import { httpDurationOf, httpRequestsOf } from "../Observability/Metrics.ts"
 
 export interface Answered {
@@ -9,13 +9,18 @@ export interface Answered {
   readonly started: number
 }
 
-/** One line and one metric sample per answer; the request id comes with the request's log annotations. */
-export const recordAnswer = ({ method, route, started, status }: Answered) =>
-  Effect.suspend(() => {
+/**
+ * One line and one metric sample per answer; the request id comes with the request's log annotations. On every
+ * answer, so the samples are recorded in place (as `Metric.update` does, with the fiber's metric labels) and the
+ * line is neither annotated nor formatted below the minimum log level.
+ */
+export const recordAnswer = ({ method, route, started, status }: Answered): Effect.Effect<void> =>
+  Effect.withFiberRuntime((fiber) => {
     const ms = Date.now() - started
     const code = String(status)
-    return Effect.zipRight(
-      Effect.zipRight(Metric.increment(httpRequestsOf(route, code)), Metric.update(httpDurationOf(route, code), ms / 1000)),
-      Effect.logInfo("http").pipe(Effect.annotateLogs({ method, route, status, ms }))
-    )
+    const labels = fiber.getFiberRef(FiberRef.currentMetricLabels)
+    httpRequestsOf(route, code).unsafeUpdate(1, labels)
+    httpDurationOf(route, code).unsafeUpdate(ms / 1000, labels)
+    if (LogLevel.greaterThan(fiber.getFiberRef(FiberRef.currentMinimumLogLevel), LogLevel.Info)) return Effect.void
+    return Effect.logInfo("http").pipe(Effect.annotateLogs({ method, route, status, ms }))
   })

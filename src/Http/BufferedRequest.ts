@@ -10,11 +10,12 @@ export interface ReadBody {
 const alreadyRead = new Multipart.MultipartError({ reason: "InternalError", cause: "the request body was already read" })
 
 /**
- * The request as handlers see it, its body already read by the server middleware. The platform's request reads its
- * Node stream on each accessor: `text` and `json` once (cached), but `arrayBuffer`, `stream` and `multipart` from the
- * stream again. HttpApiBuilder picks the accessor by media type (`arrayBuffer` for any type it does not know, such
- * as `application/vnd.api+json`), so one that reads an already consumed stream waits forever. Here every accessor
- * answers from the bytes read, including on a request derived with `modify`.
+ * The request as handlers see it, its body already read by the server middleware. Platform defects: the Node request
+ * reads its stream again for `arrayBuffer`, `stream` and `multipart` (only `text` is cached: Effect-TS/effect-smol#2096,
+ * fixed in effect 4 only), and HttpApiBuilder reads a body of a JSON type it does not know (`application/vnd.api+json`)
+ * with `arrayBuffer` (Effect-TS/effect#5908), so a handler would wait forever on a consumed stream. Here every
+ * accessor answers from the bytes read, including on a request derived with `modify`. test/unit/platform-defects.test.ts
+ * fails once the platform no longer needs this.
  */
 export const withBody = (
   request: HttpServerRequest.HttpServerRequest,

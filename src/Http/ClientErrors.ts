@@ -7,7 +7,7 @@ import { errorBody } from "./ErrorBody.ts"
  * Requests Node's parser refuses (malformed HTTP, a head over 16 KiB, a head not received in time) never reach the
  * app: Node answers them itself with an empty body. This answers them as the app answers: JSON `{_tag, error}`, the
  * error the API declares for that status on every operation.
- * Call once on the process's HTTP server (src/Launch.ts).
+ * Call once on the process's HTTP server (src/Server/Launch.ts).
  */
 export const answerMalformedRequests = (server: Server) =>
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, type HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { CorsConfig } from "../Config.ts"
 
@@ -63,18 +63,11 @@ const preflight = (request: HttpServerRequest.HttpServerRequest, methods: string
   )
 
 /**
- * Around the server middleware (App.ts): every answer on an any-origin route gets `Access-Control-Allow-Origin: *`,
- * whoever made it. The app's answers are written by the pre-response handlers; an answer the server middleware makes
- * before the app runs (400, 408, 413, 415) is written as it returns it.
+ * `Access-Control-Allow-Origin: *` on an answer to an any-origin route, whoever made it: the server middleware puts
+ * it on every answer it finishes, the app's and its own alike.
  */
-export const anyOriginAnswers = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    anyOriginMethods(request.url) === undefined
-      ? app
-      : Effect.zipRight(
-        HttpApp.appendPreResponseHandler((_request, response) => Effect.succeed(anyOrigin(response))),
-        Effect.map(app, anyOrigin)
-      ))
+export const withAnyOrigin = (url: string, response: HttpServerResponse.HttpServerResponse) =>
+  anyOriginMethods(url) === undefined ? response : anyOrigin(response)
 
 /** An any-origin route's preflight is answered here; its other requests skip the CORS_ORIGINS middleware. */
 const anyOriginRoutes = (configured: (app: HttpApp.Default) => HttpApp.Default) =>

@@ -32,23 +32,22 @@ export class Drain extends Effect.Service<Drain>()("Http/Drain", {
      */
     const requests = new Set<Fiber.RuntimeFiber<unknown, unknown>>()
     const empty = Effect.unsafeMakeLatch(true)
+    const leave = (fiber: Fiber.RuntimeFiber<unknown, unknown>) => () => {
+      requests.delete(fiber)
+      if (requests.size === 0) empty.unsafeOpen()
+    }
 
-    /** Counts a request in flight until its answer is written and every finalizer of its fiber has run. */
+    /**
+     * Counts a request in flight until its fiber has ended: its answer written and every finalizer of its fiber run.
+     * The fiber's own observer says so, which costs no effect on the request's path.
+     */
     const track = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-      Effect.withFiberRuntime((fiber) =>
-        Effect.acquireUseRelease(
-          Effect.sync(() => {
-            requests.add(fiber)
-            empty.unsafeClose()
-          }),
-          () => Effect.zipRight(HttpApp.appendPreResponseHandler(closeWhenDraining), app),
-          () =>
-            Effect.sync(() => {
-              requests.delete(fiber)
-              if (requests.size === 0) empty.unsafeOpen()
-            })
-        )
-      )
+      Effect.withFiberRuntime((fiber) => {
+        requests.add(fiber)
+        empty.unsafeClose()
+        fiber.addObserver(leave(fiber))
+        return app
+      })
 
     const idle = Effect.interruptible(empty.await)
 
@@ -82,13 +81,27 @@ export class Drain extends Effect.Service<Drain>()("Http/Drain", {
         )
       })
 
-    return { draining, remaining, track, shutdown } as const
+    return { draining, remaining, track, closeWhenDraining, shutdown } as const
   })
 }) {}
 
-/** The serve middleware's outer layer: counts requests in flight and closes connections once draining. */
+/** The serve middleware's outer layer: counts requests in flight. */
 export const trackRequests = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | Drain> =>
   Effect.flatMap(Drain, (drain) => drain.track(app))
+
+/**
+ * Connections close once draining: one pre-response handler in the HTTP server's fiber refs, which every request's
+ * fiber inherits, rather than one appended on each request. Provide it to the server's layer.
+ */
+export const DrainAnswersLive = Layer.scopedDiscard(
+  Effect.flatMap(Drain, (drain) =>
+    Effect.locallyScopedWith(HttpApp.currentPreResponseHandlers, (handlers) =>
+      Option.some(Option.match(handlers, {
+        onNone: () => drain.closeWhenDraining,
+        onSome: (earlier): HttpApp.PreResponseHandler => (request, response) =>
+          Effect.flatMap(earlier(request, response), (answer) => drain.closeWhenDraining(request, answer))
+      }))))
+)
 
 /**
  * Built after the HTTP server and every route, so that when SIGTERM/SIGINT interrupts the main fiber and the layers

@@ -1,9 +1,10 @@
 import { Headers, HttpApp, HttpMethod, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Effect, Either, Option } from "effect"
-import { MAX_BODY_BYTES } from "../Domain/Batch.ts"
+import { Cause, Context, Effect, Either, FiberRef, HashMap, Option } from "effect"
+import { MAX_BODY_BYTES } from "../Domain/RequestLimits.ts"
 import { recordAnswer } from "./AccessLog.ts"
 import { withBody } from "./BufferedRequest.ts"
 import { endWhenClientLeaves } from "./ClientGone.ts"
+import { withAnyOrigin } from "./Cors.ts"
 import { logDefect, realDefects } from "./Defects.ts"
 import { databaseUnavailable, errorResponse, normalizeErrorBody } from "./ErrorBody.ts"
 import type { IdempotencyKeys } from "./Idempotency/Idempotency.ts"
@@ -70,16 +71,24 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest, route: string) 
     return Either.right(withBody(asJson, { text: body.text, json: Option.some(parsed.right) }))
   })
 
-/** Everything checked before the app runs; a Left is answered at once. */
-const checkRequest = (request: HttpServerRequest.HttpServerRequest, target: string | undefined, match: RouteMatch) =>
-  Effect.gen(function*() {
-    if (target === undefined) return Either.left(badRequest("the request target must be a path"))
-    const issue = findUrlTextIssue(match, splitTarget(target).query)
-    if (issue !== undefined) return Either.left(badRequest(`invalid request: ${issue.field}: ${issue.problem}`))
-    const routed = target === request.url ? request : request.modify({ url: target })
-    if (!HttpMethod.hasBody(request.method)) return Either.right(routed)
-    return yield* checkBody(routed, match.route)
-  })
+/**
+ * What is checked before the app runs; a Left is answered at once. The target and its text are told at once; a body
+ * is read (and checked) only on a method that has one.
+ */
+const checkRequest = (
+  request: HttpServerRequest.HttpServerRequest,
+  target: string | undefined,
+  query: string,
+  match: RouteMatch
+): Either.Either<HttpServerRequest.HttpServerRequest, HttpServerResponse.HttpServerResponse> | Effect.Effect<Either.Either<HttpServerRequest.HttpServerRequest, HttpServerResponse.HttpServerResponse>> => {
+  if (target === undefined) return Either.left(badRequest("the request target must be a path"))
+  const issue = findUrlTextIssue(match, query)
+  if (issue !== undefined) return Either.left(badRequest(`invalid request: ${issue.field}: ${issue.problem}`))
+  const routed = target === request.url ? request : request.modify({ url: target })
+  return HttpMethod.hasBody(request.method) ? checkBody(routed, match.route) : Either.right(routed)
+}
+
+const UNROUTED: RouteMatch = { route: UNMATCHED, segments: [] }
 
 export interface ServerOptions<R> {
   /** `Idempotency-Key` on the operations that create something; without it the header is not looked at. */
@@ -89,48 +98,59 @@ export interface ServerOptions<R> {
 /**
  * Around every request: a request id on its log lines and its answer; the absolute form of a target routed as its
  * path; bodies and URLs checked (above); `Idempotency-Key` honoured (./Idempotency.ts) on a checked request; every
- * answer, the app's or ours, replays included, given `{error}` bodies, security headers, one access-log line and its
- * metrics. A defect the app did not answer is logged here once.
+ * answer, the app's or ours, replays included, given `{error}` bodies, security headers, CORS on the any-origin
+ * routes, one access-log line and its metrics. A defect the app did not answer is logged here once.
+ *
+ * It runs on every request, so it spends few effects: what needs no effect is done in place, the request id is set
+ * on the request's own fiber (which ends with the request: nothing to restore), and the request is provided again
+ * only when it was rewritten.
  */
 export const serverMiddleware = <R = never>(routes: RouteTable, options: ServerOptions<R> = {}) =>
 (app: HttpApp.Default): HttpApp.Default<never, R> =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
+  Effect.withFiberRuntime<HttpServerResponse.HttpServerResponse, never, R | HttpServerRequest.HttpServerRequest>((fiber) => {
+    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+    endWhenClientLeaves(request)
     const requestId = requestIdOf(request.headers)
     const started = Date.now()
     const target = originForm(request.url)
-    const match: RouteMatch = target === undefined ? { route: UNMATCHED, segments: [] } : routes.match(splitTarget(target).path)
+    const split = target === undefined ? undefined : splitTarget(target)
+    const match = split === undefined ? UNROUTED : routes.match(split.path)
     const authenticated = request.headers["authorization"] !== undefined
     let answered: HttpServerResponse.HttpServerResponse | undefined
     let settle: ((final: HttpServerResponse.HttpServerResponse) => Effect.Effect<void>) | undefined
 
-    const answer = (response: HttpServerResponse.HttpServerResponse) =>
-      Effect.gen(function*() {
-        const final = withSecurityHeaders(normalizeErrorBody(response, requestId), { requestId, authenticated })
-        answered = final
-        if (settle !== undefined) yield* settle(final)
-        yield* recordAnswer({ method: request.method, route: match.route, status: final.status, started })
-        return final
-      })
+    const answer = (response: HttpServerResponse.HttpServerResponse) => {
+      const final = withAnyOrigin(
+        request.url,
+        withSecurityHeaders(normalizeErrorBody(response, requestId), { requestId, authenticated })
+      )
+      answered = final
+      const recorded = Effect.as(recordAnswer({ method: request.method, route: match.route, status: final.status, started }), final)
+      return settle === undefined ? recorded : Effect.zipRight(settle(final), recorded)
+    }
 
-    const run = Effect.gen(function*() {
-      yield* endWhenClientLeaves(request)
-      yield* HttpApp.appendPreResponseHandler((_request, response) => answer(response))
-      const checked = yield* checkRequest(request, target, match)
-      if (Either.isLeft(checked)) return yield* answer(checked.left)
+    const guarded = (checked: HttpServerRequest.HttpServerRequest) => {
       // Without the header the guard passes every request: it is not asked (most requests, every read).
-      const guard = options.idempotency === undefined || target === undefined ||
-          checked.right.headers[IDEMPOTENCY_KEY_HEADER] === undefined
-        ? { _tag: "Pass" } as const
-        : yield* options.idempotency.guard(checked.right, match.route, target).pipe(
+      if (options.idempotency === undefined || target === undefined || checked.headers[IDEMPOTENCY_KEY_HEADER] === undefined) {
+        return handle(checked, app)
+      }
+      return Effect.flatMap(
+        options.idempotency.guard(checked, match.route, target).pipe(
           Effect.catchTag("ServiceUnavailable", () => Effect.succeed({ _tag: "Answer", response: databaseUnavailable() } as const))
-        )
-      if (guard._tag === "Answer") return yield* answer(guard.response)
-      if (guard._tag === "Run") settle = guard.settle
+        ),
+        (guard) => {
+          if (guard._tag === "Answer") return answer(guard.response)
+          if (guard._tag === "Pass") return handle(checked, app)
+          settle = guard.settle
+          return handle(checked, guard.around(app))
+        }
+      )
+    }
+
+    const handle = <E, R2>(checked: HttpServerRequest.HttpServerRequest, handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R2>) =>
       // Providing a service copies the request's whole context: only when the request was rewritten (a target in
       // absolute form, a body read here).
-      const handled = checked.right === request ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, checked.right)
-      return yield* (guard._tag === "Run" ? guard.around(handled) : handled).pipe(
+      (checked === request ? handler : Effect.provideService(handler, HttpServerRequest.HttpServerRequest, checked)).pipe(
         Effect.catchAllCause((cause) => {
           // The app has answered (a bare 500 for a defect nothing caught); what is left is to say why, once.
           const unexplained = realDefects(cause).length > 0 || ((answered?.status ?? 500) >= 500 && Cause.failures(cause).length > 0)
@@ -138,6 +158,13 @@ export const serverMiddleware = <R = never>(routes: RouteTable, options: ServerO
           return answered === undefined ? Effect.zipRight(logged, Effect.failCause(cause)) : Effect.as(logged, answered)
         })
       )
-    })
-    return yield* Effect.annotateLogs(run, "requestId", requestId)
+
+    const checked = checkRequest(request, target, split?.query ?? "", match)
+    const run = Either.isEither(checked)
+      ? Either.match(checked, { onLeft: answer, onRight: guarded })
+      : Effect.flatMap(checked, Either.match({ onLeft: answer, onRight: guarded }))
+    return Effect.zipRight(
+      FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("requestId", requestId)),
+      Effect.zipRight(HttpApp.appendPreResponseHandler((_request, response) => answer(response)), run)
+    )
   })

@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
-import type { Contractor } from "../Domain/Contractor.ts"
+import type { Contractor, ContractorStatus } from "../Domain/Contractor.ts"
 import type { Conflict, NotFound, ServiceUnavailable } from "../Domain/Errors.ts"
 import type { ContractorId } from "../Domain/Ids.ts"
 import type { Session } from "../Domain/Session.ts"
@@ -11,7 +11,9 @@ import type { Session } from "../Domain/Session.ts"
  */
 export class ContractorRoles extends Context.Tag("Orgs/ContractorRoles")<ContractorRoles, {
   /** The contractor records the user has claimed, oldest first. */
-  readonly linkedTo: (sub: string) => Effect.Effect<ReadonlyArray<{ readonly id: ContractorId; readonly name: string }>, ServiceUnavailable>
+  readonly linkedTo: (
+    sub: string
+  ) => Effect.Effect<ReadonlyArray<{ readonly id: ContractorId; readonly name: string; readonly status: ContractorStatus }>, ServiceUnavailable>
   /** The invite the caller presents (`token`), else one discovered for the caller's wallet address or verified email. */
   readonly pendingInvite: (
     session: Session,

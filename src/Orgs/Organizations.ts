@@ -84,7 +84,7 @@ export class Organizations extends Effect.Service<Organizations>()("Orgs/Organiz
           role: m.role,
           permissions: effectivePermissions(m.role, session.apiKey?.role ?? null)
         }))),
-        contractor: Option.getOrUndefined(Option.map(Array.head(linked), (c) => ({ id: c.id, name: c.name }))),
+        contractor: Option.getOrUndefined(Option.map(Array.head(linked), (c) => ({ id: c.id, name: c.name, status: c.status }))),
         invite: Option.getOrUndefined(
           Option.map(invite, (i) => ({ company: i.company, role: "contractor" as const, token: i.token }))
         )

@@ -24,9 +24,10 @@ const currentRequestId = Effect.map(FiberRef.get(FiberRef.currentLogAnnotations)
 
 /**
  * The audit trail's one writer: a feature calls `append` inside the SQL transaction of the change it records (on the
- * ambient connection, so it commits or rolls back with it). Rows are only inserted, in `seq` order; the sealer
- * (`Audit/Sealer.ts`) links them into the organization's hash chain afterwards, so appending takes no lock
- * beyond its own row. The table refuses UPDATE and DELETE (migration 0019).
+ * ambient connection, so it commits or rolls back with it). Rows are only inserted, each once, with the id of the
+ * transaction that wrote it; the sealer (`Audit/Sealer.ts`) links them into the organization's hash chain afterwards,
+ * in `audit_seals`, so appending takes no lock beyond its own row. The table refuses UPDATE and DELETE (migrations
+ * 0019 and 0022).
  */
 export class AuditTrail extends Effect.Service<AuditTrail>()("Sql/AuditTrail", {
   effect: Effect.gen(function*() {

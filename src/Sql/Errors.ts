@@ -1,5 +1,6 @@
+import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Predicate } from "effect"
+import { Effect, Option, Predicate } from "effect"
 import { ServiceUnavailable } from "../Domain/Errors.ts"
 
 const sqlState = (cause: unknown): string | undefined => {
@@ -68,12 +69,30 @@ const detailOf = (error: SqlError): string => {
 export const unavailableOrDie = (error: unknown): Effect.Effect<never, ServiceUnavailable> =>
   isConnectionError(error) ? Effect.fail(ServiceUnavailable.because(detailOf(error as SqlError))) : Effect.die(error)
 
+/** PostgreSQL's query_canceled: a `pg_cancel_backend` reached the statement (this service sets no statement_timeout). */
+export const isQueryCanceled = (error: unknown): boolean =>
+  Predicate.isTagged(error, "SqlError") && sqlState((error as SqlError).cause) === "57014"
+
+/**
+ * Runs a statement again, once, when a cancel meant for another statement reached it. Interrupting a fiber mid-query
+ * makes @effect/sql-pg send `pg_cancel_backend` for that connection; when the query had already ended, the signal can
+ * land on the next statement the connection runs, which belongs to someone else (seen in CI: a shutdown's lease
+ * release, and earlier a transfer's statement). A query whose own fiber was interrupted never sees the failure, so a
+ * failed statement with query_canceled was hit by a stray cancel. Outside a transaction the statement rolled back and
+ * is safe to run again; inside one the transaction is aborted, so the failure stands for the caller to roll back.
+ */
+export const retryStrayCancel = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.catchIf(self, isQueryCanceled, (error) =>
+    Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (inTransaction) =>
+      Option.isSome(inTransaction) ? Effect.fail(error) : self))
+
 /**
  * `Effect.orDie` for repositories: every failure is a defect (a row that does not decode, a refused query) except
- * the database going away, which stays a typed `ServiceUnavailable`.
+ * the database going away, which stays a typed `ServiceUnavailable`. A statement a stray cancel reached runs again
+ * once (`retryStrayCancel`).
  */
 export const orUnavailable = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, ServiceUnavailable, R> =>
-  Effect.catchAll(self, unavailableOrDie)
+  Effect.catchAll(retryStrayCancel(self), unavailableOrDie)
 
 /**
  * For a query inside a caller's transaction: its SqlError (and a ServiceUnavailable from the outbox or the audit

@@ -8,7 +8,8 @@ import { type Duration, Effect, Schedule } from "effect"
  * A renewal under way is finished, not interrupted, when the work ends: interrupting a statement makes the pg client
  * send `pg_cancel_backend` for its connection, and when the statement ends first and the connection goes back to the
  * pool, the cancel lands on whatever statement the next borrower runs there ("canceling statement due to user
- * request": a 500 for an unrelated request, seen once in CI with 200 concurrent transfers).
+ * request": a 500 for an unrelated request, seen once in CI with 200 concurrent transfers). Repository statements
+ * outside a transaction also run again once when a stray cancel reaches them (`retryStrayCancel`, src/Sql/Errors.ts).
  */
 export const keepLeased = <E, R>(
   renew: Effect.Effect<unknown, E, R>,

@@ -22,30 +22,38 @@ import PayoutsPage from "../../migrations/0018_payouts_page.ts"
 import PayrollControls from "../../migrations/0019_payroll_controls.ts"
 import ArchiveAttribution from "../../migrations/0020_archive_attribution.ts"
 import Sep10UsedNonces from "../../migrations/0021_sep10_used_nonces.ts"
+import AuditSeals from "../../migrations/0022_audit_seals.ts"
+import WebhookSecretRotation from "../../migrations/0023_webhook_secret_rotation.ts"
 import { PgLive } from "./PgLive.ts"
 
 /** Migrations are listed here so that they ship with the code; PgMigrator records which ran. */
-export const MigratorLive = PgMigrator.layer({
-  loader: PgMigrator.fromRecord({ "0001_init": Init, "0002_transfers": Transfers, "0003_batches": Batches,
-    "0004_org_invites": OrgInvites, "0005_token_interface": TokenInterface,
-    "0006_rate_limits": RateLimits,
-    "0007_housekeeping": HousekeepingIndexes,
-    "0008_lease_owners": LeaseOwners,
-    "0009_channel_leases": ChannelLeases,
-    "0010_reconcile_backoff": ReconcileBackoff,
-    "0011_contractor_rate": ContractorRate,
-    "0012_submission_sequence": SubmissionSequence,
-    "0013_idempotency": Idempotency,
-    "0014_api_keys": ApiKeys,
-    "0015_archive": Archive,
-    "0016_webhooks": Webhooks,
-    "0017_rate_limits_unlogged": RateLimitsUnlogged,
-    "0018_payouts_page": PayoutsPage,
-    "0019_payroll_controls": PayrollControls,
-    "0020_archive_attribution": ArchiveAttribution,
-    "0021_sep10_used_nonces": Sep10UsedNonces
-  })
-}).pipe(Layer.provide(NodeContext.layer))
+export const MIGRATIONS = {
+  "0001_init": Init,
+  "0002_transfers": Transfers,
+  "0003_batches": Batches,
+  "0004_org_invites": OrgInvites,
+  "0005_token_interface": TokenInterface,
+  "0006_rate_limits": RateLimits,
+  "0007_housekeeping": HousekeepingIndexes,
+  "0008_lease_owners": LeaseOwners,
+  "0009_channel_leases": ChannelLeases,
+  "0010_reconcile_backoff": ReconcileBackoff,
+  "0011_contractor_rate": ContractorRate,
+  "0012_submission_sequence": SubmissionSequence,
+  "0013_idempotency": Idempotency,
+  "0014_api_keys": ApiKeys,
+  "0015_archive": Archive,
+  "0016_webhooks": Webhooks,
+  "0017_rate_limits_unlogged": RateLimitsUnlogged,
+  "0018_payouts_page": PayoutsPage,
+  "0019_payroll_controls": PayrollControls,
+  "0020_archive_attribution": ArchiveAttribution,
+  "0021_sep10_used_nonces": Sep10UsedNonces,
+  "0022_audit_seals": AuditSeals,
+  "0023_webhook_secret_rotation": WebhookSecretRotation
+} as const
+
+export const MigratorLive = PgMigrator.layer({ loader: PgMigrator.fromRecord(MIGRATIONS) }).pipe(Layer.provide(NodeContext.layer))
 
 /** The database, migrated before anything uses it. */
 export const DatabaseLive = MigratorLive.pipe(Layer.provideMerge(PgLive))

@@ -6,7 +6,9 @@ import { Option } from "effect"
  * OpenZeppelin/stellar-contracts, packages/tokens/src/confidential/ — at 8af46e2c and at 0fd261c2, whose numbers
  * agree where both declare them:
  * - auditor/mod.rs `AuditorError` 3300–3303 (the auditor key registry, `get_key`);
- * - verifier/mod.rs `VerifierError` 3400–3402 (the UltraHonk verification key registry, `verify_proof`);
+ * - verifier/mod.rs `VerifierError` 3400–3403 (the UltraHonk verification key registry, `verify_proof`): 3403
+ *   `InvalidVerificationKey` came when the verifier started checking proofs, after the token moved to its own crate
+ *   (packages/confidential/src/verifier/mod.rs at 840bdd82ebec78c8aed01fbdb0c6b88e914052be);
  * - mod.rs `ConfidentialTokenError` 3500–3514;
  * - compliance/mod.rs `ComplianceError` 3600–3606 (the optional compliance extension: 3604–3606 came with its
  *   clawback, PRs #855 and #872).
@@ -22,7 +24,7 @@ export interface ConfidentialContractError {
 
 const RANGES: ReadonlyArray<readonly [ConfidentialErrorEnum, number, ReadonlyArray<string>]> = [
   ["AuditorError", 3300, ["AuditorAlreadyRegistered", "AuditorNotRegistered", "IdentityPoint", "PointNotOnCurve"]],
-  ["VerifierError", 3400, ["VerificationKeyAlreadyRegistered", "VerificationKeyNotRegistered", "InvalidProof"]],
+  ["VerifierError", 3400, ["VerificationKeyAlreadyRegistered", "VerificationKeyNotRegistered", "InvalidProof", "InvalidVerificationKey"]],
   ["ConfidentialTokenError", 3500, [
     "AccountAlreadyRegistered", "AccountNotRegistered", "NegativeAmount", "DelegationAlreadyExists", "DelegationNotFound",
     "DelegationExpired", "InvalidProof", "InvalidData", "UnderlyingAssetNotSet", "VerifierNotSet", "AuditorNotSet",

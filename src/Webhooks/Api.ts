@@ -46,8 +46,10 @@ const Events = Schema.Array(EventType).pipe(
   Schema.maxItems(10)
 )
 
+const Url = Schema.String.pipe(Schema.maxLength(2048))
+
 const CreateWebhookFields = {
-  url: Schema.propertySignature(Schema.String.pipe(Schema.maxLength(2048))).annotations({
+  url: Schema.propertySignature(Url).annotations({
     description: "Where to POST the events: an https URL (http is accepted outside production) of at most 2,048 " +
       "characters, without credentials or fragment, whose host resolves only to public addresses"
   }),
@@ -57,6 +59,53 @@ const CreateWebhookFields = {
 export class CreateWebhook extends Schema.Class<CreateWebhook>("CreateWebhook")(CreateWebhookFields, documented(CreateWebhookFields, {
   description: "A new webhook endpoint of the organization",
   examples: [{ url: EXAMPLE_URL, events: ["payout.settled", "payout.failed", "batch.completed"] }]
+})) {}
+
+const UpdateWebhookFields = {
+  url: Schema.optionalWith(Url, { exact: true }).annotations({ description: "A new URL, checked as when registering (https, at most 2,048 characters, a public host)" }),
+  events: Schema.optionalWith(Events, { exact: true }).annotations({ description: "The event types it receives from now on, one or more" })
+}
+
+export class UpdateWebhook extends Schema.Class<UpdateWebhook>("UpdateWebhook")(UpdateWebhookFields, documented(UpdateWebhookFields, {
+  description: "What to change of an endpoint: its URL, its event types, or both",
+  examples: [{ events: ["payout.settled", "payout.failed", "batch.completed", "batch.canceled"] }]
+})) {}
+
+/** The longest a replaced secret may keep signing: a week. */
+export const MAX_OVERLAP_SECONDS = 7 * 24 * 60 * 60
+/** How long a replaced secret keeps signing unless the rotation says otherwise: a day. */
+export const DEFAULT_OVERLAP_SECONDS = 24 * 60 * 60
+
+const RotateSecretFields = {
+  overlapSeconds: Schema.optionalWith(
+    Schema.Int.pipe(
+      Schema.between(0, MAX_OVERLAP_SECONDS, { message: () => `overlapSeconds must be an integer from 0 to ${MAX_OVERLAP_SECONDS}` })
+    ),
+    { exact: true }
+  ).annotations({
+    description: "How long the secret being replaced keeps signing beside the new one, in seconds (default 86,400: a " +
+      "day; at most a week; 0 ends it at once)"
+  })
+}
+
+export class RotateSecret extends Schema.Class<RotateSecret>("RotateSecret")(RotateSecretFields, documented(RotateSecretFields, {
+  description: "A rotation of an endpoint's signing secret",
+  examples: [{ overlapSeconds: 86_400 }]
+})) {}
+
+const RotatedSecretFields = {
+  id: Schema.propertySignature(WebhookId).annotations({ description: "The endpoint's id" }),
+  secret: Schema.propertySignature(Schema.String).annotations({
+    description: "The new signing secret (`whsec_` and the base64 of 32 random bytes), shown only now"
+  }),
+  previousSecretExpiresAt: Schema.propertySignature(Schema.NullOr(Schema.DateTimeUtc)).annotations({
+    description: "Until when the replaced secret still signs each delivery beside the new one; null when it stopped at once"
+  })
+}
+
+export class RotatedSecret extends Schema.Class<RotatedSecret>("RotatedSecret")(RotatedSecretFields, documented(RotatedSecretFields, {
+  description: "An endpoint's new signing secret",
+  examples: [{ id: EXAMPLE_ID, secret: EXAMPLE_SECRET, previousSecretExpiresAt: DateTime.unsafeMake("2026-11-25T09:30:00Z") }]
 })) {}
 
 const EndpointFields = {
@@ -86,12 +135,16 @@ const WebhookFields = {
       "succeeding meanwhile: it receives nothing until one of its deliveries is resent"
   }),
   disabledAt: Schema.propertySignature(Schema.NullOr(Schema.DateTimeUtc)).annotations({ description: "When it was disabled; null while enabled" }),
-  disabledReason: Schema.propertySignature(Schema.NullOr(Schema.String)).annotations({ description: "Why it was disabled; null while enabled" })
+  disabledReason: Schema.propertySignature(Schema.NullOr(Schema.String)).annotations({ description: "Why it was disabled; null while enabled" }),
+  previousSecretExpiresAt: Schema.propertySignature(Schema.NullOr(Schema.DateTimeUtc)).annotations({
+    description: "After a rotation of the signing secret, until when the previous secret still signs each delivery " +
+      "beside the new one; null when only one secret signs"
+  })
 }
 
 export class Webhook extends Schema.Class<Webhook>("Webhook")(WebhookFields, documented(WebhookFields, {
   description: "A webhook endpoint of the organization, without its secret",
-  examples: [{ id: EXAMPLE_ID, url: EXAMPLE_URL, events: ["payout.settled"], createdAt: CREATED, status: "enabled", disabledAt: null, disabledReason: null }]
+  examples: [{ id: EXAMPLE_ID, url: EXAMPLE_URL, events: ["payout.settled"], createdAt: CREATED, status: "enabled", disabledAt: null, disabledReason: null, previousSecretExpiresAt: null }]
 })) {}
 
 const WebhookListFields = {
@@ -100,7 +153,7 @@ const WebhookListFields = {
 
 export class WebhookList extends Schema.Class<WebhookList>("WebhookList")(WebhookListFields, documented(WebhookListFields, {
   description: "The organization's webhook endpoints (at most 20)",
-  examples: [{ items: [new Webhook({ id: EXAMPLE_ID, url: EXAMPLE_URL, events: ["payout.settled"], createdAt: CREATED, status: "enabled", disabledAt: null, disabledReason: null })] }]
+  examples: [{ items: [new Webhook({ id: EXAMPLE_ID, url: EXAMPLE_URL, events: ["payout.settled"], createdAt: CREATED, status: "enabled", disabledAt: null, disabledReason: null, previousSecretExpiresAt: null })] }]
 })) {}
 
 const DeliveryFields = {
@@ -199,6 +252,32 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
         OpenApi.Description,
         `Deletes the endpoint with its deliveries: nothing more is sent to it (an attempt already in flight may still ` +
           `arrive). Answers 204. ${WHO} ${MISSING}`
+      )
+  )
+  .add(
+    HttpApiEndpoint.patch("update")`/webhooks/${id}`.setPayload(UpdateWebhook).addSuccess(Webhook)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Change a webhook endpoint")
+      .annotate(
+        OpenApi.Description,
+        "Changes the endpoint's URL, its event types, or both, and answers the endpoint as it now is. A new URL is " +
+          "checked as when registering, and every attempt from now on goes to it, retries of pending deliveries " +
+          "included. Events of a type it no longer receives are not queued for it from now on; those already queued " +
+          `are still delivered. Its secret, status and delivery log stay. ${WHO} ${MISSING} 400 when the URL is ` +
+          "refused or the request changes nothing."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("rotateSecret")`/webhooks/${id}/secret`.setPayload(RotateSecret).addSuccess(RotatedSecret)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Rotate a webhook endpoint's signing secret")
+      .annotate(
+        OpenApi.Description,
+        "Gives the endpoint a new signing secret, shown only in this answer. The secret it replaces keeps signing " +
+          "for `overlapSeconds` (a day unless given): meanwhile every delivery's `webhook-signature` carries both " +
+          "signatures, space-separated as Standard Webhooks allows, so the receiver can move to the new secret " +
+          "without refusing a delivery. A rotation during an overlap ends the older one: only the secret just " +
+          `replaced keeps signing. ${WHO} ${MISSING}`
       )
   )
   .add(

@@ -30,6 +30,8 @@ const Claimed = Schema.Struct({
   firstAttemptAt: Schema.DateFromSelf,
   url: Schema.String,
   secret: Schema.String,
+  /** The secret the last rotation replaced, while it still signs beside `secret`. */
+  previousSecret: Schema.NullOr(Schema.String),
   body: Schema.String
 })
 export type Claimed = typeof Claimed.Type
@@ -117,7 +119,8 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("Webhooks/Deliv
             first_attempt_at = coalesce(d.first_attempt_at, ${now})
           FROM due, webhook_endpoints e, webhook_events ev
           WHERE d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
-          RETURNING d.id, d.endpoint_id, d.event_id, d.attempts, d.first_attempt_at, e.url, e.secret, ev.body`
+          RETURNING d.id, d.endpoint_id, d.event_id, d.attempts, d.first_attempt_at, e.url, e.secret,
+            CASE WHEN e.previous_secret_until > ${now} THEN e.previous_secret END AS previous_secret, ev.body`
     })
     /** Claims up to `limit` due deliveries until `until`, skipping those another instance is claiming. */
     const claim = (now: Date, until: Date, limit: number, owner: string = instance) =>

@@ -3,7 +3,7 @@ import { Clock, Duration, Effect, Either, Exit, FiberSet, Layer, Option, Queue, 
 import { OperationsConfig } from "../Config.ts"
 import { Drain } from "../Http/Drain.ts"
 import { OUTBOX_CHANNEL } from "../Sql/Outbox.ts"
-import { repeatRounds } from "../Sql/Rounds.ts"
+import { repeatRounds } from "../Workers/Rounds.ts"
 import { WebhookConfig } from "./Config.ts"
 import { type Attempt, type Claimed, DeliveryRepo } from "./DeliveryRepo.ts"
 import { retryDelay } from "./RetrySchedule.ts"
@@ -53,7 +53,9 @@ export const DeliveryWorkerLive = Layer.scopedDiscard(
       Effect.gen(function*() {
         const url = yield* parseUrl(claimed.url, config)
         const target = yield* resolveTarget(url, config)
-        const headers = signedHeaders(claimed.secret, claimed.eventId, claimed.body, yield* Clock.currentTimeMillis)
+        const headers = signedHeaders(
+          claimed.previousSecret === null ? [claimed.secret] : [claimed.secret, claimed.previousSecret],
+          claimed.eventId, claimed.body, yield* Clock.currentTimeMillis)
         return yield* send(target, headers, claimed.body, timeoutMs)
       }).pipe(
         Effect.timeoutFail({ duration: config.timeout, onTimeout: () => new SendFailed({ reason: `no answer within ${timeoutMs} ms` }) }),

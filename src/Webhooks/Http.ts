@@ -10,6 +10,8 @@ export const WebhooksHttpLive = HttpApiBuilder.group(Api, "webhooks", (handlers)
     return handlers
       .handle("create", ({ payload }) => Effect.flatMap(CurrentSession, (s) => webhooks.create(s, payload)))
       .handle("list", () => Effect.flatMap(CurrentSession, webhooks.list))
+      .handle("update", ({ path, payload }) => Effect.flatMap(CurrentSession, (s) => webhooks.update(s, path.id, payload)))
+      .handle("rotateSecret", ({ path, payload }) => Effect.flatMap(CurrentSession, (s) => webhooks.rotateSecret(s, path.id, payload)))
       .handle("remove", ({ path }) => Effect.flatMap(CurrentSession, (s) => webhooks.remove(s, path.id)))
       .handle("deliveries", ({ path, urlParams }) =>
         Effect.flatMap(CurrentSession, (s) => webhooks.deliveries(s, path.id, urlParams)))

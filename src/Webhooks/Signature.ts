@@ -14,12 +14,16 @@ export const signature = (secret: string, id: string, timestamp: number, body: s
   return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`
 }
 
-/** The three headers a delivery carries, signed for this attempt's time. */
-export const signedHeaders = (secret: string, id: string, body: string, nowMs: number) => {
+/**
+ * The three headers a delivery carries, signed for this attempt's time by each secret: while a rotated-out secret still
+ * signs, the signatures are space-separated, the newest first (Standard Webhooks: "the signature header contains a
+ * space-delimited list of signatures", so a receiver holding either secret verifies).
+ */
+export const signedHeaders = (secrets: ReadonlyArray<string>, id: string, body: string, nowMs: number) => {
   const timestamp = Math.floor(nowMs / 1000)
   return {
     "webhook-id": id,
     "webhook-timestamp": String(timestamp),
-    "webhook-signature": signature(secret, id, timestamp, body)
+    "webhook-signature": secrets.map((secret) => signature(secret, id, timestamp, body)).join(" ")
   }
 }

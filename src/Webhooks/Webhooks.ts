@@ -4,7 +4,18 @@ import { Conflict, Forbidden, InvalidRequest, notFound } from "../Domain/Errors.
 import type { Session } from "../Domain/Session.ts"
 import { decodeCursor, toPage } from "../Http/Cursor.ts"
 import { Organizations } from "../Orgs/Organizations.ts"
-import { type CreateWebhook, type DeliveryId, type ListDeliveriesParams, NewWebhook, WebhookId, WebhookList } from "./Api.ts"
+import {
+  type CreateWebhook,
+  DEFAULT_OVERLAP_SECONDS,
+  type DeliveryId,
+  type ListDeliveriesParams,
+  NewWebhook,
+  type RotateSecret,
+  RotatedSecret,
+  type UpdateWebhook,
+  WebhookId,
+  WebhookList
+} from "./Api.ts"
 import { WebhookConfig } from "./Config.ts"
 import { DeliveryRepo } from "./DeliveryRepo.ts"
 import { EndpointRepo, MAX_ENDPOINTS } from "./EndpointRepo.ts"
@@ -41,21 +52,26 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks/Webhooks", {
         ))
         : Effect.fail(new Forbidden({ error: "webhooks are managed by a signed-in employer, not by an API key" }))
     const orgOf = (session: Session) => Effect.map(actorOf(session), (actor) => actor.orgId)
-    const record = (actor: Actor, action: string, id: string) =>
-      audit.append({ orgId: actor.orgId, actor: actor.audit, action, subject: { type: "webhook", id } })
+    const record = (actor: Actor, action: string, id: string, change: { readonly from?: string; readonly to?: string } = {}) =>
+      audit.append({ orgId: actor.orgId, actor: actor.audit, action, subject: { type: "webhook", id }, ...change })
+
+    /** The URL as it will be stored, once it passed the same checks as every attempt's. */
+    const checkedUrl = (url: string) =>
+      parseUrl(url, config).pipe(
+        Effect.tap((parsed) => resolveTarget(parsed, config)),
+        Effect.map((parsed) => parsed.toString()),
+        Effect.mapError((refused) => new InvalidRequest({ error: `invalid url: ${refused.reason}` }))
+      )
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     const create = Spans.fn("Webhooks.create")(function*(session: Session, request: CreateWebhook) {
       const actor = yield* actorOf(session)
       const orgId = actor.orgId
-      const target = yield* parseUrl(request.url, config).pipe(
-        Effect.tap((url) => resolveTarget(url, config)),
-        Effect.mapError((refused) => new InvalidRequest({ error: `invalid url: ${refused.reason}` }))
-      )
+      const url = yield* checkedUrl(request.url)
       const events = [...new Set(request.events)]
       const id = WebhookId.make(randomUUID())
       const secret = newSecret()
-      const createdAt = new Date(yield* Clock.currentTimeMillis)
-      const url = target.toString()
+      const createdAt = yield* now
       const added = yield* together(Effect.tap(
         endpoints.insert({ id, orgId, url, events, secret, createdAt }),
         (added) => added ? record(actor, "webhook.created", id) : Effect.void
@@ -65,7 +81,42 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks/Webhooks", {
     })
 
     const list = Spans.fn("Webhooks.list")(function*(session: Session) {
-      return new WebhookList({ items: yield* endpoints.list(yield* orgOf(session)) })
+      return new WebhookList({ items: yield* endpoints.list(yield* orgOf(session), yield* now) })
+    })
+
+    const update = Spans.fn("Webhooks.update")(function*(session: Session, id: WebhookId, request: UpdateWebhook) {
+      const actor = yield* actorOf(session)
+      if (request.url === undefined && request.events === undefined) {
+        return yield* new InvalidRequest({ error: "nothing to change: give url, events or both" })
+      }
+      const change = {
+        ...(request.url === undefined ? {} : { url: yield* checkedUrl(request.url) }),
+        ...(request.events === undefined ? {} : { events: [...new Set(request.events)] })
+      }
+      // The trail names the event types before and after; a URL is not written there (it can carry a token).
+      const updated = yield* together(Effect.tap(
+        endpoints.update(actor.orgId, id, change, yield* now),
+        Option.match({
+          onNone: () => Effect.void,
+          onSome: ({ endpoint, previousEvents }) =>
+            record(actor, "webhook.updated", id, { from: previousEvents.join(", "), to: endpoint.events.join(", ") })
+        })
+      ))
+      if (Option.isNone(updated)) return yield* notFound("webhook endpoint")
+      return updated.value.endpoint
+    })
+
+    const rotateSecret = Spans.fn("Webhooks.rotateSecret")(function*(session: Session, id: WebhookId, request: RotateSecret) {
+      const actor = yield* actorOf(session)
+      const overlap = request.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS
+      const until = overlap === 0 ? null : new Date((yield* Clock.currentTimeMillis) + overlap * 1000)
+      const secret = newSecret()
+      const rotated = yield* together(Effect.tap(
+        endpoints.rotate(actor.orgId, id, secret, until),
+        (rotated) => rotated ? record(actor, "webhook.secret_rotated", id) : Effect.void
+      ))
+      if (!rotated) return yield* notFound("webhook endpoint")
+      return new RotatedSecret({ id, secret, previousSecretExpiresAt: until === null ? null : DateTime.unsafeFromDate(until) })
     })
 
     const remove = Spans.fn("Webhooks.remove")(function*(session: Session, id: WebhookId) {
@@ -95,7 +146,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks/Webhooks", {
       return created.value
     })
 
-    return { create, list, remove, deliveries: log, resend } as const
+    return { create, list, update, rotateSecret, remove, deliveries: log, resend } as const
   }),
   dependencies: [EndpointRepo.Default, DeliveryRepo.Default]
 }) {}

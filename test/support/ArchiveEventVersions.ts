@@ -82,3 +82,15 @@ export const eventsOf = (version: TokenVersion) => {
 /** `Clawback` (compliance/mod.rs at 0fd261c2; the token at 8af46e2c has none). */
 export const clawback = (account: string, amount: bigint, destination?: string): PublishedEvent =>
   contractEvent("clawback", [address(account)], { amount: i128(amount), destination: optionalAddress(destination) })
+
+/**
+ * `event` as a token built on soroban-sdk 28 publishes it: CAP-86 packs a `#[contractevent]`'s data map sparsely,
+ * leaving out every field whose value is Void (a `None` `Option`), stellar/rs-soroban-sdk PR #2008. The token's own
+ * crate (OpenZeppelin/stellar-contracts packages/confidential/, Cargo.toml at 9078d163: soroban-sdk 28.0.0) documents
+ * it for `ComplianceConfigChanged.policy` and `Clawback.destination`; SDF's advice is that any event may be sparse.
+ */
+export const sparse = (event: PublishedEvent): PublishedEvent => {
+  if (event.data.type !== "scvMap") return event
+  const entries = (event.data.map ?? []).filter((entry) => entry.val.type !== "scvVoid")
+  return { topics: event.topics, data: xdr.ScVal.scvMap(entries) }
+}

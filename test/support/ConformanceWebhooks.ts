@@ -33,6 +33,10 @@ export const webhookRequests: Readonly<Record<string, Recipe>> = {
   "POST /webhooks": (_, e) => Effect.succeed(ok({ token: e.token, json: { url: TARGET, events: ["payout.settled", "batch.completed"] } }, 201)),
   "GET /webhooks": (fx, e) => Effect.map(register(fx, e.token), () => ok({ token: e.token })),
   "DELETE /webhooks/{id}": (fx, e) => Effect.map(register(fx, e.token), (id) => ok({ token: e.token, params: { id } }, 204)),
+  "PATCH /webhooks/{id}": (fx, e) =>
+    Effect.map(register(fx, e.token), (id) => ok({ token: e.token, params: { id }, json: { events: ["batch.completed", "batch.canceled"] } })),
+  "POST /webhooks/{id}/secret": (fx, e) =>
+    Effect.map(register(fx, e.token), (id) => ok({ token: e.token, params: { id }, json: { overlapSeconds: 3_600 } })),
   "GET /webhooks/{id}/deliveries": (fx) =>
     Effect.map(withDelivery(fx), ({ token, id }) => ok({ token, params: { id }, query: { limit: "10" } })),
   "POST /webhooks/{id}/deliveries/{deliveryId}/resend": (fx) =>
@@ -53,6 +57,15 @@ export const webhookRefusals: Readonly<Record<string, Refusal>> = {
         ["a 21st endpoint", ok({ token, json: { url: TARGET, events: ["batch.completed"] } }, 409)]
       ] as const
     }),
+  "PATCH /webhooks/{id}": (fx, e) =>
+    Effect.map(register(fx, e.token), (id) => [
+      ["nothing to change", ok({ token: e.token, params: { id }, json: {} }, 400)],
+      ["a url with credentials", ok({ token: e.token, params: { id }, json: { url: "http://user:pw@127.0.0.2:9/x" } }, 400)]
+    ] as const),
+  "POST /webhooks/{id}/secret": (fx, e) =>
+    Effect.map(register(fx, e.token), (id) => [
+      ["an overlap past a week", ok({ token: e.token, params: { id }, json: { overlapSeconds: 604_801 } }, 400)]
+    ] as const),
   "GET /webhooks/{id}/deliveries": (fx, e) =>
     Effect.map(register(fx, e.token), (id) => [
       ["a cursor the service did not hand out", ok({ token: e.token, params: { id }, query: { cursor: "bm9wZQ" } }, 400)]

@@ -15,7 +15,7 @@ export interface Spawned {
 }
 
 /**
- * The real process, `node src/main.ts` as `npm start` runs it, on a free port with the given database settings and
+ * The real process, `node src/Server/main.ts` as `npm start` runs it, on a free port with the given database settings and
  * the loopback RPC; ready once `/health/live` answers. Killed (SIGKILL) when the scope closes, if still running.
  */
 export const spawnService = (rpc: LoopbackRpc, env: Readonly<Record<string, string>>) =>
@@ -45,7 +45,7 @@ export const spawnService = (rpc: LoopbackRpc, env: Readonly<Record<string, stri
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const { DATABASE_URL: _url, ...inherited } = process.env
-        return spawn(process.execPath, ["src/main.ts"], { env: { ...inherited, ...settings }, stdio: ["ignore", "pipe", "pipe"] })
+        return spawn(process.execPath, ["src/Server/main.ts"], { env: { ...inherited, ...settings }, stdio: ["ignore", "pipe", "pipe"] })
       }),
       (child) => Effect.sync(() => child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"))
     )
@@ -80,7 +80,7 @@ export const withoutDatabaseUrl = () => {
  */
 export const runToExit = (env: Readonly<Record<string, string>>) =>
   Effect.promise(async () => {
-    const child = spawn(process.execPath, ["src/main.ts"], { env: { ...withoutDatabaseUrl(), ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, ["src/Server/main.ts"], { env: { ...withoutDatabaseUrl(), ...env }, stdio: ["ignore", "pipe", "pipe"] })
     let output = ""
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))

@@ -1,10 +1,12 @@
+import { Reactivity } from "@effect/experimental"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Redacted } from "effect"
+import { ConfigProvider, Effect, Layer, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
 import { inject } from "vitest"
+import { DatabaseLive } from "../../src/Sql/Migrations.ts"
 
 /** The PostgreSQL server the suites also run against, when CI points them at one. */
 export const serverUrl = process.env.TEST_DATABASE_URL
@@ -31,3 +33,9 @@ export const freshDatabase = Effect.gen(function*() {
   url.pathname = `/${name}`
   return { DATA_DIR: dataDir, DATABASE_URL: url.toString() }
 })
+
+/** A fresh database (`freshDatabase`), migrated and pooled as the service does it (`DatabaseLive`). */
+export const MigratedDatabase = Layer.unwrapScoped(
+  Effect.map(freshDatabase, (settings) =>
+    DatabaseLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))))
+).pipe(Layer.provide(Reactivity.layer))

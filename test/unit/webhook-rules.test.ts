@@ -100,9 +100,24 @@ describe("webhook target rules", () => {
         const secret = newSecret()
         expect(Buffer.from(secret.slice("whsec_".length), "base64").length).toBe(32)
         const body = JSON.stringify({ type: "payout.settled", timestamp: new Date().toISOString(), data })
-        const headers = signedHeaders(secret, id, body, Date.now())
+        const headers = signedHeaders([secret], id, body, Date.now())
         expect(new Webhook(secret).sign(id, new Date(Number(headers["webhook-timestamp"]) * 1000), body)).toBe(headers["webhook-signature"])
         expect(() => new Webhook(secret).verify(body, headers)).not.toThrow()
+        expect(() => new Webhook(newSecret()).verify(body, headers)).toThrow()
+      }),
+      { numRuns: 100 }
+    )
+  })
+
+  it("during a rotation signs with both secrets, the new one first: standardwebhooks verifies with either, not a third", () => {
+    fc.assert(
+      fc.property(fc.uuid(), fc.json(), (id, data) => {
+        const [current, previous] = [newSecret(), newSecret()]
+        const body = JSON.stringify({ type: "batch.completed", timestamp: new Date().toISOString(), data })
+        const headers = signedHeaders([current, previous], id, body, Date.now())
+        const at = new Date(Number(headers["webhook-timestamp"]) * 1000)
+        expect(headers["webhook-signature"]).toBe(`${new Webhook(current).sign(id, at, body)} ${new Webhook(previous).sign(id, at, body)}`)
+        for (const secret of [current, previous]) expect(() => new Webhook(secret).verify(body, headers)).not.toThrow()
         expect(() => new Webhook(newSecret()).verify(body, headers)).toThrow()
       }),
       { numRuns: 100 }

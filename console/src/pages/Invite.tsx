@@ -1,0 +1,74 @@
+import { Button, Notification } from "@stellar/design-system"
+import { useRef } from "react"
+import type { Me } from "../../../src/Domain/Session.ts"
+import { messageOf } from "../api/ApiError.ts"
+import { useMe } from "../api/Me.ts"
+import { nextWait, type Wait } from "../api/Backoff.ts"
+import { useAcceptInvite } from "../api/Portal.ts"
+import { Page } from "../components/Page.tsx"
+import { StatusBadge } from "../components/StatusBadge.tsx"
+import { Link } from "../router/Router.tsx"
+
+const NEXT: Readonly<Record<string, string>> = {
+  invited: "Your invite is not accepted yet.",
+  onboarding:
+    "Accepted. Your wallet still has to register with the confidential token (your wallet's payroll tooling does it); once it has, your employer's check moves you to ready.",
+  ready: "Accepted, and your wallet is registered with the confidential token: you can be paid.",
+  inactive: "Your employer has deactivated you in their directory."
+}
+
+/**
+ * The longest wait between reads of `/me` while the registration can still move: the contractor is on this page
+ * waiting for the chain, and one read every 5 s (about a ledger) is cheap.
+ */
+const MAX_DELAY = 5_000
+
+/** The accepted record's registration as `/me` tells it now (the chain moves it), else as the acceptance answered. */
+const registration = (accepted: { readonly id: string; readonly status: string }, me: Me | undefined) =>
+  me?.contractor !== undefined && me.contractor.id === accepted.id ? me.contractor.status : accepted.status
+
+/** A contractor's invite link (`/app/invites/{token}`): whose it is, and accepting it with the signed-in wallet. */
+export const Invite = ({ token, me }: { readonly token: string; readonly me: Me }) => {
+  const accept = useAcceptInvite(token)
+  const accepted = accept.data
+  // Once accepted, `/me` is read again while the registration can still move: after a second, the wait doubling
+  // up to 5 s while it stays the same.
+  const wait = useRef<Wait | undefined>(undefined)
+  useMe(token, accepted === undefined ? undefined : (current) => {
+    const status = registration(accepted, current)
+    if (status !== "invited" && status !== "onboarding") return false
+    wait.current = nextWait(wait.current, status, MAX_DELAY)
+    return wait.current.delay
+  })
+  const invite = me.invite !== undefined && me.invite.token === token ? me.invite : undefined
+  if (accepted !== undefined) {
+    const status = registration(accepted, me)
+    return (
+      <Page title="Invite accepted">
+        <p className="lead">You are in the directory as <strong>{accepted.name}</strong>.</p>
+        <div className="row" aria-live="polite">Registration: <StatusBadge status={status} /></div>
+        <p>{NEXT[status]}</p>
+        <p><Link to="/payouts">See my payouts</Link></p>
+      </Page>
+    )
+  }
+  if (invite === undefined) {
+    return (
+      <Page title="Invite">
+        <p className="state state--empty">
+          This invite link cannot be used: it was already used, it expired (after 7 days), or it was never valid. Ask the company that sent it for a new one.
+        </p>
+        {me.contractor === undefined ? null : <p><Link to="/payouts">See my payouts</Link></p>}
+      </Page>
+    )
+  }
+  return (
+    <Page title={`${invite.company} invites you`}>
+      <p className="lead">
+        {invite.company} wants to pay you as a contractor through this payroll, to the wallet you signed in with. Amounts stay encrypted: only you can read them.
+      </p>
+      <Button variant="primary" size="lg" onClick={() => accept.mutate()} isLoading={accept.isPending}>Accept invite</Button>
+      {accept.isError ? <div role="alert"><Notification variant="error" title="Could not accept the invite">{messageOf(accept.error)}</Notification></div> : null}
+    </Page>
+  )
+}
