@@ -4,6 +4,7 @@ import { Context, Effect, Layer } from "effect"
 import { readFile } from "node:fs/promises"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { Webhook } from "standardwebhooks"
+import { MAX_DELAY } from "../console/src/api/Backoff.ts"
 import { axeViolations, docsImage, ensureConsoleBuilt, launchBrowser, screenshots } from "./support/Browser.ts"
 import { installFreighter } from "./support/FreighterStandIn.ts"
 import { joinAs, readyContractor } from "./support/Members.ts"
@@ -365,8 +366,9 @@ layer(Layer.mergeAll(TestAppLive(CONFIG), ChromiumLive), { timeout: 300_000, exc
         await approver.page.getByRole("button", { name: "Reject batch" }).click()
         await statusOf(approver.page).getByText("draft").waitFor()
 
-        // The initiator's page follows (polling), and the initiator readies it again.
-        await statusOf(initiator.page).getByText("draft").waitFor({ timeout: 20_000 })
+        // The initiator's page follows (polling), and the initiator readies it again. It has sat unchanged since it was
+        // readied, so its polls have backed off: the change shows at the next one, at most MAX_DELAY away.
+        await statusOf(initiator.page).getByText("draft").waitFor({ timeout: MAX_DELAY + 10_000 })
         await initiator.page.getByRole("button", { name: "Mark ready" }).click()
         await statusOf(initiator.page).getByText("ready").waitFor()
 

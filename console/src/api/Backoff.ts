@@ -1,7 +1,8 @@
 import { useEffect, useState } from "react"
 
 const FIRST_DELAY = 1_000
-const MAX_DELAY = 30_000
+/** The longest wait between two reads of something live (a page shows a change at most this long after it). */
+export const MAX_DELAY = 30_000
 
 /** A wait before reading something again, and what it looked like when the wait was chosen. */
 export interface Wait {
