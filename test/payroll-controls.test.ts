@@ -1,19 +1,14 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
-import { createRequire } from "node:module"
 import { psql } from "./support/Psql.ts"
 import { waitFor } from "./support/WaitFor.ts"
 import { call } from "./support/Client.ts"
 import { batchOf, must, orgWithEveryRole } from "./support/Members.ts"
 import { TestApp, type TestAppShape, TestAppLive } from "./support/TestApp.ts"
+import { parseToml } from "./support/Toml.ts"
 import { innerTransfer, postTransfer } from "./support/Transfer.ts"
 
-
-
 /** Sends made to the loopback RPC so far: the network never hears of a refused transfer. */
-/** SDF's validator's TOML parser (test/stellar-toml.test.ts), to read SIGNING_KEY as a wallet would. */
-const parseToml = (createRequire(import.meta.url)("toml") as { readonly parse: (text: string) => { readonly SIGNING_KEY?: string } }).parse
-
 const sends = (app: TestAppShape) => app.rpc.calls.filter((c) => c.method === "sendTransaction").length
 
 const batchState = (app: TestAppShape, token: string, batchId: string) => must(app, "GET", `/batches/${batchId}`, token)
@@ -239,7 +234,7 @@ layer(TestAppLive({ WEBHOOK_ALLOW_PRIVATE: "true" }, { ledgerIntervalMs: 20 }), 
       expect(verified.rows).toBeGreaterThan(10)
       // Its head comes back signed with the key the service publishes in its stellar.toml (SEP-1's SIGNING_KEY).
       const toml = yield* call(app, "GET", "/.well-known/stellar.toml")
-      expect(parseToml(String(toml.body)).SIGNING_KEY).toBe(verified.checkpoint.signingKey)
+      expect(parseToml<{ readonly SIGNING_KEY?: string }>(String(toml.body)).SIGNING_KEY).toBe(verified.checkpoint.signingKey)
       expect(verified.checkpoint).toMatchObject({ position: verified.rows, signingKey: app.sep10Key.publicKey() })
       const checkpoint = `${verified.checkpoint.position}:${verified.checkpoint.hash}`
       const updates = yield* call(app, "PATCH", "/org/settings", { token: m.owner.token, json: { approvalsRequired: 1 } })

@@ -2,15 +2,9 @@ import { expect, layer } from "@effect/vitest"
 import { Networks, StrKey } from "@stellar/stellar-sdk"
 import { Ajv } from "ajv"
 import { Effect } from "effect"
-import { createRequire } from "node:module"
 import { call, type Reply } from "./support/Client.ts"
 import { TestApp, TestAppLive } from "./support/TestApp.ts"
-
-/**
- * The parser SDF's validator (`@stellar/anchor-tests`) reads stellar.toml with: `toml` 3 (TOML 0.4), stricter than the
- * TOML 1.0 parser of the stellar-sdk that wallets use (test/wallet-sdk.test.ts reads it that way).
- */
-const parseToml = (createRequire(import.meta.url)("toml") as { readonly parse: (text: string) => any }).parse
+import { parseToml } from "./support/Toml.ts"
 
 /**
  * What SDF's validator requires of each `[[CURRENCIES]]` entry (stellar/stellar-anchor-tests,
@@ -153,7 +147,7 @@ layer(TestAppLive({ PUBLIC_URL: "https://payroll.example.com" }))("stellar.toml 
     Effect.gen(function*() {
       const app = yield* TestApp
       const reply = yield* call(app, "GET", "/.well-known/stellar.toml")
-      const toml = parseToml(String(reply.body))
+      const toml = parseToml<{ readonly CURRENCIES: ReadonlyArray<Record<string, unknown>> }>(String(reply.body))
       const broken = {
         ...toml,
         WEB_AUTH_ENDPOINT: "http://payroll.example.com/auth",
