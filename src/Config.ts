@@ -353,7 +353,7 @@ export const ConsoleConfig = Config.all({
   )
 })
 
-/** Every setting at once, read before anything starts, so that each value refused is reported, all of them together. */
+/** The shared settings at once; src/Server/Settings.ts adds the features' own, and the start reads them all first. */
 export const AllConfig = Config.all([
   ServerConfig,
   DatabaseConfig,

@@ -3,6 +3,7 @@ import { type Config, ConfigProvider, Duration, Effect, Option, Redacted } from 
 import fc from "fast-check"
 import { generateKeyPairSync } from "node:crypto"
 import { AllConfig, AuthLimitsConfig, ChallengeLimitsConfig, DatabaseConfig, FundingConfig, PrivyConfig, ServerConfig } from "../src/Config.ts"
+import { EverySetting } from "../src/Server/Settings.ts"
 
 const under = (settings: Readonly<Record<string, string>>) => <A>(config: Config.Config<A>) =>
   Effect.withConfigProvider(config, ConfigProvider.fromMap(new Map(Object.entries(settings))))
@@ -34,6 +35,27 @@ describe("settings refused at start", () => {
         ]
       ) expect(said).toContain(why)
       expect(said).not.toContain("not a url")
+    }))
+
+  it.effect("the features' own settings are read with the rest: webhooks, the archive, the audit checkpoints", () =>
+    Effect.gen(function*() {
+      const said = yield* refusal(EverySetting, {
+        HOST: "not a host!",
+        WEBHOOK_MAX_ATTEMPTS: "0",
+        ARCHIVE_POLL_INTERVAL: "5 seconds",
+        ARCHIVE_LEASE: "1 second",
+        AUDIT_CHECKPOINT_INTERVAL: "10 millis"
+      })
+      for (
+        const why of [
+          "HOST is not an IP address or a host name",
+          "WEBHOOK_MAX_ATTEMPTS must be from 1 to 50",
+          "ARCHIVE_LEASE must be longer than ARCHIVE_POLL_INTERVAL",
+          "AUDIT_CHECKPOINT_INTERVAL must be at least 1 second"
+        ]
+      ) expect(said).toContain(why)
+      const [, , audit] = yield* under({})(EverySetting)
+      expect(Duration.toHours(audit.checkpointInterval)).toBe(24)
     }))
 
   it.effect("DATABASE_URL: a postgres[ql] URL, a socket host included; empty is unset", () =>

@@ -174,7 +174,9 @@ describe("start-up", () => {
         DATABASE_URL: "not a url",
         STELLAR_RPC_URL: "soroban-testnet.stellar.org",
         HOST: "not a host!",
-        PORT: "3000"
+        PORT: "3000",
+        WEBHOOK_MAX_ATTEMPTS: "0",
+        AUDIT_CHECKPOINT_INTERVAL: "10 millis"
       })
       expect(code).toBe(1)
       expect(Date.now() - started).toBeLessThan(15_000)
@@ -187,7 +189,9 @@ describe("start-up", () => {
           /DATABASE_URL is not a PostgreSQL URL/,
           /STELLAR_RPC_URL is not an http\(s\) URL/,
           /HOST is not an IP address or a host name/,
-          /PUBLIC_URL is required when NODE_ENV=production: the session JWT issuer .* a restart on another port/
+          /PUBLIC_URL is required when NODE_ENV=production: the session JWT issuer .* a restart on another port/,
+          /WEBHOOK_MAX_ATTEMPTS must be from 1 to 50/,
+          /AUDIT_CHECKPOINT_INTERVAL must be at least 1 second/
         ]
       ) expect(record.message).toMatch(why)
       expect(output).not.toMatch(/Invalid URL|ENOTFOUND|not a url/)

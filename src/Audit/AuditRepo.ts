@@ -202,6 +202,34 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/AuditRepo", {
     const pending = (orgId: OrgId) =>
       countPending({ orgId }).pipe(Effect.map((r) => r.n), orUnavailable, Spans.withSpan("AuditRepo.pending"))
 
-    return { page, seal, horizon, seals, rows, pending } as const
+    const dueOrgs = SqlSchema.findAll({
+      Request: Schema.Struct({ dueBefore: Schema.DateFromSelf, limit: Schema.Int }),
+      Result: OfOrg,
+      execute: ({ dueBefore, limit }) =>
+        sql`
+          SELECT DISTINCT e.org_id FROM webhook_endpoints e
+          LEFT JOIN audit_checkpoint_sends s ON s.org_id = e.org_id
+          WHERE e.disabled_at IS NULL AND 'audit.checkpoint' = ANY(e.events)
+            AND (s.sent_at IS NULL OR s.sent_at <= ${dueBefore})
+          LIMIT ${limit}`
+    })
+    /**
+     * Organizations whose checkpoint is due: an enabled webhook endpoint of theirs subscribes to `audit.checkpoint`, and
+     * none was sent since `dueBefore` (a new subscriber's first is due at once). At most `limit` of them.
+     */
+    const checkpointsDue = (dueBefore: Date, limit: number) =>
+      dueOrgs({ dueBefore, limit }).pipe(Effect.map(Array.map((r) => r.orgId)), orUnavailable, Spans.withSpan("AuditRepo.checkpointsDue"))
+
+    /**
+     * Records that the organization's checkpoint is sent now, unless another instance did since `dueBefore`: true when
+     * this caller is the one to send it. Run in the transaction that queues the event, so a crash loses neither.
+     */
+    const claimCheckpoint = (orgId: OrgId, now: Date, dueBefore: Date) =>
+      sql`
+        INSERT INTO audit_checkpoint_sends (org_id, sent_at) VALUES (${orgId}, ${now})
+        ON CONFLICT (org_id) DO UPDATE SET sent_at = EXCLUDED.sent_at WHERE audit_checkpoint_sends.sent_at <= ${dueBefore}
+        RETURNING 1 AS claimed`.pipe(Effect.map((rows) => rows.length === 1), orUnavailable, Spans.withSpan("AuditRepo.claimCheckpoint"))
+
+    return { page, seal, horizon, seals, rows, pending, checkpointsDue, claimCheckpoint } as const
   })
 }) {}

@@ -17,6 +17,7 @@ import { ExportsRepo } from "../Audit/ExportsRepo.ts"
 import { AuditLog } from "../Audit/AuditLog.ts"
 import { AuditRepo } from "../Audit/AuditRepo.ts"
 import { AuditSealerLive } from "../Audit/Sealer.ts"
+import { AuditCheckpointsLive } from "../Audit/CheckpointSender.ts"
 import { CheckpointSignerLive } from "../Audit/Checkpoint.ts"
 import { ApiKeysHttpLive, AuthHttpLive } from "../Auth/Http.ts"
 import { ApiKeyRepo } from "../Auth/ApiKeyRepo.ts"
@@ -214,7 +215,8 @@ export const servicesOn = (external: External) => {
     IdleMemoryLive,
     ArchiveLive,
     WebhooksLive,
-    AuditSealerLive
+    AuditSealerLive,
+    AuditCheckpointsLive
   )
   return Edge.pipe(
     Layer.provideMerge(Submissions),

@@ -4,7 +4,8 @@ import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { appOn } from "./App.ts"
-import { AllConfig, ServerConfig } from "../Config.ts"
+import { ServerConfig } from "../Config.ts"
+import { EverySetting } from "./Settings.ts"
 import { drainOnShutdown } from "../Http/Drain.ts"
 import { answerMalformedRequests } from "../Http/ClientErrors.ts"
 import { LoggingLive } from "../Observability/Logging.ts"
@@ -55,7 +56,7 @@ const MainLive = drainOnShutdown(server).pipe(
  * Every setting is read first: a refused value stops the start at once, before the database, with every such value
  * named. A failed start is one log line in LOG_FORMAT (runMain's own report would be pretty text), exit code 1.
  */
-Effect.zipRight(AllConfig, Layer.launch(MainLive)).pipe(
+Effect.zipRight(EverySetting, Layer.launch(MainLive)).pipe(
   Effect.tapErrorCause(reportStartFailure),
   Effect.provide(LoggingLive.pipe(Layer.orElse(() => Layer.empty))),
   NodeRuntime.runMain({ disableErrorReporting: true })

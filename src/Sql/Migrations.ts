@@ -24,6 +24,7 @@ import ArchiveAttribution from "../../migrations/0020_archive_attribution.ts"
 import Sep10UsedNonces from "../../migrations/0021_sep10_used_nonces.ts"
 import AuditSeals from "../../migrations/0022_audit_seals.ts"
 import WebhookSecretRotation from "../../migrations/0023_webhook_secret_rotation.ts"
+import AuditCheckpointSends from "../../migrations/0024_audit_checkpoint_sends.ts"
 import { PgLive } from "./PgLive.ts"
 
 /** Migrations are listed here so that they ship with the code; PgMigrator records which ran. */
@@ -50,7 +51,8 @@ export const MIGRATIONS = {
   "0020_archive_attribution": ArchiveAttribution,
   "0021_sep10_used_nonces": Sep10UsedNonces,
   "0022_audit_seals": AuditSeals,
-  "0023_webhook_secret_rotation": WebhookSecretRotation
+  "0023_webhook_secret_rotation": WebhookSecretRotation,
+  "0024_audit_checkpoint_sends": AuditCheckpointSends
 } as const
 
 export const MigratorLive = PgMigrator.layer({ loader: PgMigrator.fromRecord(MIGRATIONS) }).pipe(Layer.provide(NodeContext.layer))

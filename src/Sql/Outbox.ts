@@ -12,6 +12,8 @@ export interface OutboxEvent {
   /** e.g. `contractor.ready`, `payout.settled`, `payout.failed`, `batch.completed`, `batch_run.completed` */
   readonly type: string
   readonly data: Readonly<Record<string, unknown>>
+  /** When the change was recorded, if not now (the body's `timestamp`). */
+  readonly at?: Date | undefined
 }
 
 /** The channel a commit that queued deliveries notifies, so that delivery workers start at once instead of polling. */
@@ -30,7 +32,7 @@ export class Outbox extends Effect.Service<Outbox>()("Sql/Outbox", {
 
     const emit = (event: OutboxEvent): Effect.Effect<void, ServiceUnavailable> =>
       Effect.gen(function*() {
-        const now = new Date(yield* Clock.currentTimeMillis)
+        const now = event.at ?? new Date(yield* Clock.currentTimeMillis)
         const body = JSON.stringify({ type: event.type, timestamp: now.toISOString(), data: event.data })
         yield* sql`
           WITH targets AS (

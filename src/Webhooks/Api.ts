@@ -22,13 +22,15 @@ export const EventType = Schema.Literal(
   "batch.paused",
   "batch.resumed",
   "batch.canceled",
-  "batch_run.completed"
+  "batch_run.completed",
+  "audit.checkpoint"
 ).annotations({
   description: "`contractor.ready` (a contractor can be paid), `payout.settled` / `payout.failed` (a payout's transfer " +
     "is final), `payout.canceled` (a payout was canceled before it was sent), `batch.completed` (every payout of a " +
     "batch is final), `batch.approved` / `batch.rejected` (an approval was recorded; the batch went back to draft, with " +
     "the reason), `batch.paused` / `batch.resumed`, `batch.canceled` (a canceled batch has nothing in flight any " +
-    "more), `batch_run.completed` (a POST /batch job ended)"
+    "more), `batch_run.completed` (a POST /batch job ended), `audit.checkpoint` (the audit chain verified, its head " +
+    "signed: once a day by default, AUDIT_CHECKPOINT_INTERVAL)"
 })
 export type EventType = typeof EventType.Type
 
@@ -43,7 +45,7 @@ const CREATED = DateTime.unsafeMake("2026-11-24T09:30:00Z")
 
 const Events = Schema.Array(EventType).pipe(
   Schema.minItems(1, { message: () => "events must name at least one event type" }),
-  Schema.maxItems(10)
+  Schema.maxItems(EventType.literals.length)
 )
 
 const Url = Schema.String.pipe(Schema.maxLength(2048))

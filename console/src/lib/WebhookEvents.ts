@@ -12,5 +12,6 @@ export const EVENT_WORDS: Readonly<Record<EventType, string>> = {
   "batch.paused": "a batch was paused",
   "batch.resumed": "a batch was resumed",
   "batch.canceled": "a canceled batch has nothing in flight any more",
-  "batch_run.completed": "a payroll run (POST /batch) ended"
+  "batch_run.completed": "a payroll run (POST /batch) ended",
+  "audit.checkpoint": "the audit trail verified, its head signed (daily by default)"
 }
