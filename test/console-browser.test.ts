@@ -412,6 +412,8 @@ layer(Layer.mergeAll(TestAppLive(CONFIG), ChromiumLive), { timeout: 300_000, exc
         await page.getByRole("button", { name: "Apply filters" }).click()
         await expect.poll(() => page.locator("tbody tr").count(), { timeout: 15_000 }).toBe(1)
         await entries.getByText("batch.paused", { exact: true }).waitFor()
+        // The owner, who manages webhooks, is pointed to where checkpoints can be sent for keeping.
+        await page.getByRole("region", { name: "Verify the chain" }).getByRole("link", { name: "Webhooks" }).waitFor()
         await page.getByRole("button", { name: "Verify", exact: true }).click()
         await page.getByText("The chain holds").waitFor()
         await inspect(owner, "audit-verified")

@@ -13,7 +13,7 @@ import { Link } from "../router/Router.tsx"
 const SUBJECTS = ["batch", "payout", "contractor", "member", "invite", "org", "apiKey", "webhook"] as const
 const short = (text: string) => (text.length > 14 ? `${text.slice(0, 6)}…${text.slice(-6)}` : text)
 
-const Verify = () => {
+const Verify = ({ manages }: { readonly manages: boolean }) => {
   const verify = useVerify()
   const [earlier, setEarlier] = useState("")
   const answer = verify.data
@@ -27,7 +27,9 @@ const Verify = () => {
       <p className="muted">
         Each entry is linked to the one before it by a hash. Verifying links what is waiting, then walks the whole chain.
         Keep the checkpoint it gives outside this service: checked later, it shows that no entry up to it was removed or
-        rewritten since, which the chain alone cannot.
+        rewritten since, which the chain alone cannot. A webhook endpoint that takes <code>audit.checkpoint</code> is
+        sent one regularly (daily by default), so that your own systems keep them
+        {manages ? <> (<Link to="/webhooks">Webhooks</Link>)</> : null}.
       </p>
       <form className="form" onSubmit={submit} aria-label="Verify the chain">
         <Input
@@ -100,13 +102,13 @@ const Filters = ({ onApply }: { readonly onApply: (filter: AuditFilter) => void 
   )
 }
 
-export const Audit = (_: { readonly me: Me }) => {
+export const Audit = ({ me }: { readonly me: Me }) => {
   const [filter, setFilter] = useState<AuditFilter>({})
   const trail = useAudit(filter)
   const rows = trail.data?.pages.flatMap((p) => p.items) ?? []
   return (
     <Page title="Audit trail">
-      <Verify />
+      <Verify manages={me.employer?.permissions.includes("org:manage") === true} />
       <Section title="Entries" id="audit-entries">
         <Filters onApply={setFilter} />
         {trail.isPending
