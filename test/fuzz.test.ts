@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import { randomUUID } from "node:crypto"
 import { Agent, request as httpRequest } from "node:http"
+import pg from "pg"
 import { routes } from "../src/Server/App.ts"
 import { originForm, splitTarget } from "../src/Http/RequestTarget.ts"
 import { call } from "./support/Client.ts"
@@ -137,14 +138,49 @@ const networkLately = (app: TestAppShape) => {
   const lately = app.rpc.transactions
     .filter((t) => t.sends.some((s) => s.at >= since))
     .map((t) => `${t.hash.slice(0, 12)} (inner ${t.innerHash.slice(0, 12)}) ${t.status}${t.ledger === undefined ? "" : ` in ${t.ledger}`}: ` +
-      t.sends.map((s) => `${s.status}${s.errorCode === undefined ? "" : ` ${s.errorCode}`} at -${Date.now() - s.at} ms`).join(", "))
+      t.sends.map((s) => `${s.status}${s.errorCode === undefined ? "" : ` ${s.errorCode}`} at -${Date.now() - s.at} ms`).join(", ") +
+      `; ${polls(app, t.hash)}`)
   return `latest ledger ${app.rpc.latestLedger} (closed ${Date.now() - (app.rpc.closeTimeOf(app.rpc.latestLedger) ?? 0)} ms ago); sends in the last 20 s:\n${lately.join("\n")}`
+}
+
+/** How often the service asked getTransaction about `hash`, and when it last did. */
+const polls = (app: TestAppShape, hash: string) => {
+  const asked = app.rpc.calls.filter((c) => c.method === "getTransaction" && (c.params as { hash?: unknown } | undefined)?.hash === hash)
+  return asked.length === 0 ? "never polled" : `polled ${asked.length}× (first at -${Date.now() - asked[0]!.at} ms, last at -${Date.now() - asked.at(-1)!.at} ms)`
+}
+
+/** The submissions not final yet, as the database holds them (what a transfer may be waiting for). */
+const inFlight = async (app: TestAppShape) => {
+  const client = new pg.Client({ connectionString: app.config.DATABASE_URL })
+  try {
+    await client.connect()
+    const { rows } = await client.query(`
+      SELECT left(inner_hash, 12) AS inner_hash, left(source, 8) AS source, sequence::text AS sequence, state,
+        lease_owner, reconcile_failures, to_char(max_time, 'HH24:MI:SS') AS max_time, to_char(lease_until, 'HH24:MI:SS.MS') AS lease_until,
+        to_char(created_at, 'HH24:MI:SS.MS') AS created, to_char(now(), 'HH24:MI:SS.MS') AS now
+      FROM submissions WHERE state IN ('pending', 'submitted') ORDER BY created_at`)
+    const onLedger = (inner: string) =>
+      app.rpc.transactions.filter((t) => t.innerHash.startsWith(inner)).map((t) =>
+        `${t.hash.slice(0, 12)} ${t.status}${t.ledger === undefined ? "" : ` in ${t.ledger}`}: ` +
+        t.sends.map((s) => `${s.status}${s.errorCode === undefined ? "" : ` ${s.errorCode}`} at -${Date.now() - s.at} ms`).join(", ") +
+        `; ${polls(app, t.hash)}`).join(" | ") || "never sent"
+    const sessions = await client.query(`
+      SELECT pid, state, wait_event_type, wait_event, extract(epoch FROM now() - xact_start)::int AS in_xact_s,
+        left(regexp_replace(query, '\\s+', ' ', 'g'), 120) AS query
+      FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+    return `submissions in flight:\n${rows.map((r) => `${JSON.stringify(r)}\n  loopback: ${onLedger(String(r.inner_hash))}`).join("\n")}` +
+      `\ndatabase sessions:\n${sessions.rows.map((r) => JSON.stringify(r)).join("\n")}`
+  } catch (error) {
+    return `submissions unreadable: ${String(error)}`
+  } finally {
+    await client.end().catch(() => undefined)
+  }
 }
 
 const check = async (app: TestAppShape, sent: Sent) => {
   const started = Date.now()
-  const answer = await send(app.url, sent).catch((error: Error) => {
-    throw new Error(`${error.message} (asked ${Date.now() - started} ms ago); ${networkLately(app)}`)
+  const answer = await send(app.url, sent).catch(async (error: Error) => {
+    throw new Error(`${error.message} (asked ${Date.now() - started} ms ago); ${networkLately(app)}\n${await inFlight(app)}`)
   })
   const key = `${sent.method} ${routes.match(splitTarget(originForm(sent.target) ?? "").path).route} ${answer.status}`
   stats.set(key, (stats.get(key) ?? 0) + 1)

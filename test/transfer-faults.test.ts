@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
-import { Keypair } from "@stellar/stellar-sdk"
+import { type FeeBumpTransaction, Keypair, Networks, rpc, type Transaction, TransactionBuilder } from "@stellar/stellar-sdk"
 import pg from "pg"
-import { Effect, Either } from "effect"
+import { Effect, Either, Fiber } from "effect"
 import { StellarAddress } from "../src/Domain/Stellar.ts"
 import type { TransferOutcome } from "../src/Domain/Transfer.ts"
 import { api } from "./support/Api.ts"
@@ -102,6 +102,33 @@ layer(TestAppLive({ ...FAST, SPONSOR_QUOTA: "2", ARCHIVE_INGEST: "false" }, { le
       expect(res.error).toMatch(/did not reach the ledger before its maxTime|not final yet/)
       const settled = yield* settledAs(client, res.hash, "EXPIRED")
       expect(settled).toMatchObject({ status: "EXPIRED", resultCode: "txTooLate" })
+    }))
+
+  it.effect("a transaction whose sequence number another one used is REJECTED (txBadSeq) once that one lands, long before its maxTime", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const { wallet, token } = yield* walletEmployer(app)
+      const { client, transfer } = yield* transfers(app, token)
+      // The node takes it (PENDING) and then drops it, as stellar-core drops a transaction another replaced by fee.
+      app.rpc.scriptSend({ kind: "neverLands" })
+      const validFor = 120
+      const pending = yield* Effect.fork(transfer(innerTransfer(app, wallet, { validFor })).pipe(Effect.flip))
+      const dropped = yield* Effect.promise(() => waitFor(() => app.rpc.transactions.find((t) => t.source === wallet.publicKey() && t.status === "DROPPED")))
+      // Another transaction of the account, with the same sequence number, sent elsewhere and fee-bumped by someone else.
+      const payer = Keypair.random()
+      app.rpc.setAccount({ id: payer.publicKey() })
+      const other = TransactionBuilder.fromXDR(innerTransfer(app, wallet, { validFor, register: false }), Networks.TESTNET) as Transaction
+      const droppedTx = TransactionBuilder.fromXDR(dropped.envelopeXdr, Networks.TESTNET) as FeeBumpTransaction
+      expect(other.sequence).toBe(droppedTx.innerTransaction.sequence)
+      const bump = TransactionBuilder.buildFeeBumpTransaction(payer, "1000000", other, Networks.TESTNET)
+      bump.sign(payer)
+      const sent = yield* Effect.promise(() => new rpc.Server(app.rpc.url, { allowHttp: true }).sendTransaction(bump))
+      expect(sent.status).toBe("PENDING")
+
+      const res = tagged(yield* Fiber.join(pending), "TransferRejected")
+      expect(res).toMatchObject({ hash: dropped.hash, resultCode: "txBadSeq" })
+      expect(Date.now()).toBeLessThan(Number(other.timeBounds!.maxTime) * 1000)
+      expect(yield* settledAs(client, dropped.hash, "REJECTED")).toMatchObject({ status: "REJECTED", resultCode: "txBadSeq" })
     }))
 
   it.effect("TRY_AGAIN_LATER past the deadline is 504; EXPIRED only once the ledger says so", () =>

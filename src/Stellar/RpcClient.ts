@@ -113,6 +113,24 @@ export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", 
       Effect.map(getAccountEntry(accountId), Option.map((account) => BigInt(account.seqNum)))
 
     /**
+     * The account's sequence number and the latest ledger of the node that answered (`getLedgerEntries` reports it):
+     * by that ledger, every transaction of the account at or below that number has either applied or never will.
+     */
+    const getSequenceAt = (accountId: string) =>
+      call("getLedgerEntries", () =>
+        server.getLedgerEntries(
+          xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(accountId).xdrPublicKey() }))
+        )).pipe(
+          Effect.map((response) => ({
+            latestLedger: response.latestLedger,
+            sequence: Option.fromNullable(response.entries[0]).pipe(
+              Option.filter((entry) => entry.val.type === "account"),
+              Option.map((entry) => BigInt((entry.val as xdr.LedgerEntryDataAccount).account.seqNum))
+            )
+          }))
+        )
+
+    /**
      * Simulates a transaction and assembles it for signing (footprint, resources, resource fee and the
      * authorization entries the simulation recorded), keeping its source, sequence number and time bounds. A call
      * the host refuses is `SimulationFailed` with the host's message.
@@ -175,6 +193,7 @@ export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", 
       getHealth,
       getAccountSigners,
       getSequence,
+      getSequenceAt,
       simulateAndAssemble,
       simulateRead,
       sendTransaction,

@@ -25,9 +25,23 @@ export type PollOutcome = Data.TaggedEnum<{
   Failed: { readonly code: string; readonly ledger?: number }
   /** NOT_FOUND from a node whose latest ledger closed after the transaction's maxTime: it can no longer land. */
   Gone: { readonly latestLedgerCloseTime: number }
+  /** NOT_FOUND from a node whose source account had already used the transaction's sequence number: it never will. */
+  Superseded: {}
   NotYet: {}
 }>
 export const PollOutcome = Data.taggedEnum<PollOutcome>()
+
+/** The transaction's source account and sequence number: what shows that another transaction took its place. */
+export interface SequenceSlot {
+  readonly source: string
+  readonly sequence: bigint
+}
+
+/** The slot of a fee-bumped transaction: its inner transaction's source account and sequence number. */
+export const slotOf = (tx: FeeBumpTransaction): SequenceSlot => ({
+  source: tx.innerTransaction.source,
+  sequence: BigInt(tx.innerTransaction.sequence)
+})
 
 class TryAgainLater extends Data.TaggedError("TryAgainLater")<{}> {}
 /** Not on the ledger yet: polled again. */
@@ -155,24 +169,50 @@ export class Network extends Effect.Service<Network>()("Transfers/Network", {
       )
 
     /**
-     * One look at the transaction. "Not found" proves nothing until the answering node's own latest ledger closed
-     * after the transaction's `maxTime` (unix seconds): a lagging node may not have seen the ledger that has it.
+     * A look that, when the transaction is not found, also asks whether its source account has used its sequence
+     * number: an account's next transaction must carry a higher number, so once the account's number reached this
+     * one's, the transaction has applied or never will (another took its number: one that replaced it by fee in the
+     * node's queue, or one sent elsewhere). Asked in that order, the account first and then the transaction from a
+     * node at that ledger or later, "not found" proves it will never land. `after`: only when the look's latest ledger
+     * is past it (the ledger after the one the transaction should have been in). A number that cannot be read proves
+     * nothing, and the look stands.
      */
-    const check = (hash: string, maxTime: number) => Effect.map(lookUp(hash, maxTime), ({ outcome }) => outcome)
+    const lookUpInTurn = (hash: string, maxTime: number, slot: SequenceSlot | undefined, after: number) =>
+      Effect.flatMap(lookUp(hash, maxTime), (look) =>
+        look.outcome._tag !== "NotYet" || slot === undefined || look.latestLedger <= after
+          ? Effect.succeed(look)
+          : client.getSequenceAt(slot.source).pipe(
+            Effect.flatMap(({ latestLedger: usedBy, sequence }) =>
+              Option.exists(sequence, (s) => s >= slot.sequence)
+                ? Effect.map(lookUp(hash, maxTime), (again) =>
+                  again.outcome._tag === "NotYet" && again.latestLedger >= usedBy ? { ...again, outcome: PollOutcome.Superseded() } : again)
+                : Effect.succeed(look)),
+            Effect.orElseSucceed(() => look)
+          ))
+
+    /**
+     * One look at the transaction. "Not found" proves nothing until the answering node's own latest ledger closed
+     * after the transaction's `maxTime` (unix seconds): a lagging node may not have seen the ledger that has it; or
+     * until its source account used its sequence number (`slot`, see `lookUpInTurn`).
+     */
+    const check = (hash: string, maxTime: number, slot?: SequenceSlot) =>
+      Effect.map(lookUpInTurn(hash, maxTime, slot, Number.NEGATIVE_INFINITY), ({ outcome }) => outcome)
 
     /**
      * Follows the transaction until it is final (or provably gone) or the local deadline passes. It looks just after
      * the ledger following the one latest at its send is expected to be served, then once per ledger; one look at a
-     * time for the whole instance while a ledger is overdue. RPC hiccups along the way are retried.
+     * time for the whole instance while a ledger is overdue. RPC hiccups along the way are retried. From the second
+     * ledger on, a transaction not found is also checked against its account's sequence number (`lookUpInTurn`).
      */
-    const poll = (hash: string, deadline: Date, maxTime: number) =>
+    const poll = (hash: string, deadline: Date, maxTime: number, slot?: SequenceSlot) =>
       Effect.gen(function*() {
         const key = hash.toLowerCase()
         const known = sentIn.get(key)
         sentIn.delete(key)
-        const seen = yield* Ref.make(known ?? (yield* clock.latest) - 1)
+        const sentAt = known ?? (yield* clock.latest) - 1
+        const seen = yield* Ref.make(sentAt)
         const look = Effect.flatMap(Ref.get(seen), (after) =>
-          clock.look(after, lookUp(hash, maxTime).pipe(Effect.retry(transportRetry))))
+          clock.look(after, lookUpInTurn(hash, maxTime, slot, sentAt + 1).pipe(Effect.retry(transportRetry))))
         return yield* look.pipe(
           Effect.flatMap(Option.match({
             onNone: () => Effect.fail(stillMissing),

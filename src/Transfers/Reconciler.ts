@@ -5,7 +5,7 @@ import { Drain } from "../Http/Drain.ts"
 import { reconcilerRounds } from "../Observability/Metrics.ts"
 import { databaseUnavailable, repeatRounds } from "../Workers/Rounds.ts"
 import { RpcError } from "../Stellar/RpcClient.ts"
-import { Network } from "./Network.ts"
+import { Network, slotOf } from "./Network.ts"
 import { Settle } from "./Settle.ts"
 import { type Submission, SubmissionRepo } from "./SubmissionRepo.ts"
 import * as Spans from "../Observability/Spans.ts"
@@ -50,13 +50,14 @@ export const ReconcilerLive = Layer.scopedDiscard(
       Effect.flatMap(Clock.currentTimeMillis, (ms) => repo.retryLater(row.innerHash, new Date(ms), reconcileInterval, workerMaxBackoff))
 
     /**
-     * Final, or provably gone (the ledger closed past its maxTime without it), settles it; a transaction never
+     * Final, or provably gone (the ledger closed past its maxTime without it, or another transaction of its account used
+     * its sequence number), settles it; a transaction never
      * accepted is sent again while it still can land and `mayResend` allows. Nothing is decided by the local clock.
      * True once the submission is final; fails when the network could not be asked or its answer could not be read.
      */
     const settleOne = (row: Submission, tx: FeeBumpTransaction, mayResend: boolean) =>
       Effect.gen(function*() {
-        const outcome = yield* network.check(row.outerHash, row.maxTime.getTime() / 1000)
+        const outcome = yield* network.check(row.outerHash, row.maxTime.getTime() / 1000, slotOf(tx))
         if (outcome._tag !== "NotYet") return yield* Effect.as(settle.afterPoll(row, outcome), true)
         const deadline = new Date(row.maxTime.getTime() + Duration.toMillis(pollMargin))
         if (mayResend && row.state === "pending" && (yield* Clock.currentTimeMillis) < deadline.getTime()) {

@@ -86,6 +86,12 @@ export class Settle extends Effect.Service<Settle>()("Transfers/Settle", {
           finish(row, "expired", { resultCode: "txTooLate" }).pipe(
             Effect.tap(log(row, "transfer expired: the ledger closed past its maxTime without it"))
           ),
+        // Never on the ledger, and never will be: no fee was charged, so it ends as a refusal would, with the code the
+        // network gives a transaction whose sequence number was used.
+        Superseded: () =>
+          finish(row, "rejected", { resultCode: "txBadSeq" }).pipe(
+            Effect.tap(log(row, "transfer rejected: another transaction of its source account used its sequence number"))
+          ),
         NotYet: () => Effect.succeed(Option.none())
       })
 

@@ -11,7 +11,7 @@ import { countSponsorRefusal } from "../Observability/Metrics.ts"
 import { keepLeased } from "../Sql/Lease.ts"
 import { RpcClient } from "../Stellar/RpcClient.ts"
 import { decodeInner, envelopeXdr, txHashHex, validSigners } from "./Envelope.ts"
-import { followSchedule, Network, PollOutcome, type SendOutcome } from "./Network.ts"
+import { followSchedule, Network, PollOutcome, type SendOutcome, slotOf } from "./Network.ts"
 import { SettlementHooks } from "./SettlementHooks.ts"
 import { answerFor, Settle } from "./Settle.ts"
 import { FINAL_STATES, type Submission, SubmissionRepo } from "./SubmissionRepo.ts"
@@ -112,7 +112,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
         if (sent._tag === "Accepted") {
           // `pending → submitted` is written while the ledger is polled: the final transition accepts either state.
           const submitted = yield* Effect.fork(settle.afterSend(row, sent))
-          const outcome = yield* network.poll(row.outerHash, deadline, maxTime)
+          const outcome = yield* network.poll(row.outerHash, deadline, maxTime, slotOf(tx))
           yield* Fiber.join(submitted)
           return yield* settle.afterPoll(row, outcome)
         }
@@ -128,7 +128,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
             })
           default: {
             // Busy until the deadline: expired only once the ledger says so; otherwise the reconciler keeps following it.
-            const outcome = yield* network.check(row.outerHash, maxTime).pipe(Effect.orElseSucceed(() => PollOutcome.NotYet()))
+            const outcome = yield* network.check(row.outerHash, maxTime, slotOf(tx)).pipe(Effect.orElseSucceed(() => PollOutcome.NotYet()))
             return yield* settle.afterPoll(row, outcome)
           }
         }

@@ -54,6 +54,8 @@ export type AnswerRewrite = (result: Record<string, unknown>, params: unknown) =
 export interface LoopbackCall {
   readonly method: string // "" when the body was not a JSON-RPC request
   readonly params: unknown
+  /** When it arrived (Date.now()). */
+  readonly at: number
 }
 
 /** A JSON-RPC error raised by a method implementation. */
@@ -388,7 +390,7 @@ export class LoopbackRpc {
     const request = isRecord(body) ? body : undefined
     const method = typeof request?.method === "string" ? request.method : undefined
     const id = request?.id ?? null
-    this.#calls.push({ method: method ?? "", params: request?.params })
+    this.#calls.push({ method: method ?? "", params: request?.params, at: Date.now() })
 
     const fault = this.#takeFault(method, request?.params)
     if (fault !== undefined) {

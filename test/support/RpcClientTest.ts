@@ -61,6 +61,7 @@ export const rpcClientOn = (ledger: StubLedger) =>
       getHealth: missing("getHealth"),
       getAccountSigners: (accountId: string) => Effect.succeed(Option.fromNullable(ledger.accounts.get(accountId))),
       getSequence: () => missing("getLedgerEntries"),
+      getSequenceAt: () => missing("getLedgerEntries"),
       simulateAndAssemble: () => missing("simulateTransaction"),
       simulateRead: (_contractId: string, fn: string, _args: ReadonlyArray<xdr.ScVal>) =>
         Effect.fail(new SimulationFailed({ message: `no function ${fn} in the stub ledger` })),

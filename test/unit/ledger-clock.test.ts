@@ -51,6 +51,7 @@ class SimulatedNetwork {
       getHealth: missing("getHealth"),
       getAccountSigners: () => Effect.succeed(Option.none()),
       getSequence: () => missing("getLedgerEntries"),
+      getSequenceAt: () => missing("getLedgerEntries"),
       simulateAndAssemble: () => missing("simulateTransaction"),
       simulateRead: () => missing("simulateTransaction"),
       sendTransaction: (tx) =>
