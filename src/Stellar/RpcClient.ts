@@ -79,19 +79,23 @@ export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", 
 
     const getHealth = call("getHealth", () => server.getHealth())
 
-    /** The account's ledger entry, or none when the account does not exist on-chain. */
-    const getAccountEntry = (accountId: string) =>
+    /** The account's ledger entry (none when the account does not exist on-chain), and the answering node's latest ledger. */
+    const accountEntryAt = (accountId: string) =>
       call("getLedgerEntries", () =>
         server.getLedgerEntries(
           xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(accountId).xdrPublicKey() }))
         )).pipe(
-          Effect.map((response) =>
-            Option.fromNullable(response.entries[0]).pipe(
+          Effect.map((response) => ({
+            latestLedger: response.latestLedger,
+            account: Option.fromNullable(response.entries[0]).pipe(
               Option.filter((entry) => entry.val.type === "account"),
               Option.map((entry) => (entry.val as xdr.LedgerEntryDataAccount).account)
             )
-          )
+          }))
         )
+
+    /** The account's ledger entry, or none when the account does not exist on-chain. */
+    const getAccountEntry = (accountId: string) => Effect.map(accountEntryAt(accountId), ({ account }) => account)
 
     /** The account's signers and thresholds, or none when the account does not exist on-chain. */
     const getAccountSigners = (accountId: string) =>
@@ -117,18 +121,10 @@ export class RpcClient extends Effect.Service<RpcClient>()("Stellar/RpcClient", 
      * by that ledger, every transaction of the account at or below that number has either applied or never will.
      */
     const getSequenceAt = (accountId: string) =>
-      call("getLedgerEntries", () =>
-        server.getLedgerEntries(
-          xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(accountId).xdrPublicKey() }))
-        )).pipe(
-          Effect.map((response) => ({
-            latestLedger: response.latestLedger,
-            sequence: Option.fromNullable(response.entries[0]).pipe(
-              Option.filter((entry) => entry.val.type === "account"),
-              Option.map((entry) => BigInt((entry.val as xdr.LedgerEntryDataAccount).account.seqNum))
-            )
-          }))
-        )
+      Effect.map(accountEntryAt(accountId), ({ account, latestLedger }) => ({
+        latestLedger,
+        sequence: Option.map(account, (entry) => BigInt(entry.seqNum))
+      }))
 
     /**
      * Simulates a transaction and assembles it for signing (footprint, resources, resource fee and the

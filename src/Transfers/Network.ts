@@ -175,7 +175,9 @@ export class Network extends Effect.Service<Network>()("Transfers/Network", {
      * node's queue, or one sent elsewhere). Asked in that order, the account first and then the transaction from a
      * node at that ledger or later, "not found" proves it will never land. `after`: only when the look's latest ledger
      * is past it (the ledger after the one the transaction should have been in). A number that cannot be read proves
-     * nothing, and the look stands.
+     * nothing, and the look stands. The rule: a transaction applies only while its account's number is below its own,
+     * with or without CAP-21's `minSeqNum` (stellar/stellar-protocol, core/cap-0021.md); `getLedgerEntries` answers as
+     * of its `latestLedger` (stellar/stellar-rpc, protocol/get_ledger_entries.go).
      */
     const lookUpInTurn = (hash: string, maxTime: number, slot: SequenceSlot | undefined, after: number) =>
       Effect.flatMap(lookUp(hash, maxTime), (look) =>
