@@ -54,6 +54,22 @@ export class TransferRequest extends Schema.Class<TransferRequest>("TransferRequ
   })
 ) {}
 
+const RegistrationRequestFields = {
+  signedXDR: Schema.propertySignature(SignedXdr).annotations({
+    description: "The fully signed inner transaction, base64 XDR of a v1 TransactionEnvelope (not a fee-bump): one " +
+      "invokeHostFunction operation calling `register(account, auditor_id, data)` on an allowed contract, `account` " +
+      "being the signed-in wallet, with time bounds ending at most 10 minutes ahead"
+  })
+}
+
+export class RegistrationRequest extends Schema.Class<RegistrationRequest>("RegistrationRequest")(
+  RegistrationRequestFields,
+  documented(RegistrationRequestFields, {
+    description: "A contractor's signed registration with the confidential token, for the service to sponsor and submit",
+    examples: [{ signedXDR: EXAMPLE_XDR }]
+  })
+) {}
+
 const TransferResultFields = {
   hash: Schema.propertySignature(Schema.String).annotations({
     description: "The hash of the fee-bump transaction, the one on the ledger (hex)"

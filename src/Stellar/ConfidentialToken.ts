@@ -11,6 +11,8 @@ import * as Spans from "../Observability/Spans.ts"
  * (`TransferPayload`, the events) is inside `data` or in the event archive, never read here.
  */
 export const CONFIDENTIAL_TRANSFER = "confidential_transfer"
+/** `register(account, auditor_id, data)`: an account's one registration, with its proof (the sponsor pays a contractor's). */
+export const CONFIDENTIAL_REGISTER = "register"
 export const CONFIDENTIAL_BALANCE = "confidential_balance"
 /**
  * `ConfidentialTokenError::AccountNotRegistered`: `confidential_balance` of an address that never registered. Every

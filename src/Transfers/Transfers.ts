@@ -151,7 +151,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
       })
 
     /** The submission of this transaction, answered as it stands (once final, as it was first answered). */
-    const answerExisting = (row: Submission, orgId: OrgId) =>
+    const answerExisting = (row: Submission, orgId: OrgId | null) =>
       row.orgId === orgId
         ? Effect.flatMap(follow(row.innerHash, new Date(row.maxTime.getTime() + Duration.toMillis(pollMargin))), answerFor)
         : Effect.fail(new Conflict({ error: "this transaction was submitted by another organization" }))
@@ -199,6 +199,39 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
         link: request.payoutId === undefined
           ? Effect.void
           : hooks.submitted(request.payoutId, txHashHex(fee), at, submitter.actor)
+      })
+    })
+
+    /**
+     * POST /contractor/register: a contractor's own `register` with the token, sponsored like a transfer (the
+     * contractor may hold no XLM): decode (400), source (403), signature (400), the sponsor's register policy and
+     * quota (422); recorded for no organization, as the faucet's grants are. Who may ask is the caller's to decide.
+     */
+    const register = Spans.fn("Transfers.register")(function*(sub: string, signedXDR: string) {
+      const tx = yield* decodeInner(signedXDR, networkPassphrase)
+      yield* checkSources(tx, new Set([sub]))
+      const at = yield* now
+      const checked = yield* Effect.either(Effect.gen(function*() {
+        if (!(yield* signedForThisNetwork(tx))) {
+          return yield* new InvalidRequest({ error: "the transaction carries no valid signature of its source for this network" })
+        }
+        return yield* sponsor.checkRegister(tx, at)
+      }))
+      if (Either.isLeft(checked)) {
+        const existing = yield* repo.find(txHashHex(tx))
+        if (Option.isSome(existing)) return yield* answerExisting(existing.value, null)
+        if (checked.left._tag === "SponsorRefused") yield* countSponsorRefusal(checked.left)
+        return yield* Effect.fail(checked.left)
+      }
+      return yield* execute({
+        inner: tx,
+        fee: sponsor.feeBump(tx),
+        maxTime: checked.right.maxTime,
+        sessionSub: sub,
+        orgId: null,
+        payoutId: null,
+        quota: sponsor.reservation(at),
+        link: Effect.void
       })
     })
 
@@ -277,7 +310,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
       })
     })
 
-    return { submit, execute, status } as const
+    return { submit, register, execute, status } as const
   }),
   dependencies: [Organizations.Default, Sponsor.Default, SubmissionRepo.Default, Network.Default, Settle.Default, RpcClient.Default]
 }) {}

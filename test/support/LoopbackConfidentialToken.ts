@@ -15,14 +15,17 @@
 // auditor registry's keys through this class's methods. Not emulated, so they fail loudly: the other trait
 // functions; compliance policies and the SAC passthrough; in `confidential_transfer`, the canonical-encoding check
 // (3514) and the proof verification (3506) — any well-formed proof is accepted.
-import { Address, StrKey, xdr } from "@stellar/stellar-sdk"
+import { Address, scValToNative, StrKey, xdr } from "@stellar/stellar-sdk"
 import { createHash } from "node:crypto"
 import { canonicalBytes, structVal } from "./ConfidentialData.ts"
 import { confidentialEventsOf } from "./ConfidentialEvents.ts"
 import {
   DEFAULT_TOKEN_VERSION, EVENT_BYTES_FIELDS, POINT_BYTES, TOKEN_FUNCTIONS, TRANSFER_AMOUNT_FIELD, TRANSFER_PAYLOAD, type TokenVersion
 } from "./ConfidentialTokenVersion.ts"
-import type { PublishedEvent } from "./LoopbackEvents.ts"
+import { tokenEvents, type PublishedEvent } from "./LoopbackEvents.ts"
+import { addPoints, auditorPublicKey, contractField, accountField, depositCommitment } from "./LoopbackGrumpkin.ts"
+import type { LoopbackProofVerifier } from "./LoopbackProofVerifier.ts"
+import { NonCanonical, registerInputs, transferInputs, withdrawInputs } from "./LoopbackPublicInputs.ts"
 import {
   argumentCountMismatch, argumentTypeMismatch, calleeContractError, contractError, hostFunctionError, notEmulated
 } from "./LoopbackXdr.ts"
@@ -44,7 +47,12 @@ export interface LoopbackComplianceConfig {
 }
 
 /** The codes the emulation raises: mod.rs `ConfidentialTokenError`, compliance/mod.rs, auditor/mod.rs. */
-export const ConfidentialTokenError = { AccountNotRegistered: 3501, InvalidData: 3507 } as const
+export const ConfidentialTokenError = {
+  AccountAlreadyRegistered: 3500, AccountNotRegistered: 3501, NegativeAmount: 3502, InvalidProof: 3506, InvalidData: 3507,
+  NonCanonicalEncoding: 3514
+} as const
+/** The underlying Stellar Asset Contract's `BalanceError` (soroban-env-host's SAC: #10, balance is not sufficient). */
+export const UnderlyingBalanceError = 10
 export const ComplianceError = { NotConfigured: 3600, AccountFrozen: 3601 } as const
 export const AuditorError = { AuditorNotRegistered: 3301 } as const
 
@@ -115,7 +123,17 @@ export interface LoopbackConfidentialTokenOptions {
   readonly version?: TokenVersion
   /** Publishes events of this contract in the next ledger (the loopback's `publishEvents`). */
   readonly publish?: (events: ReadonlyArray<PublishedEvent>) => void
+  /**
+   * Verifies proofs for real (8af46e2c only): `register`, `deposit`, `merge`, `withdraw` and `confidential_transfer`
+   * run as storage.rs has them — commitments kept and added on Grumpkin, the public inputs assembled in its order and
+   * verified with bb.js — and the underlying asset's balances are kept here (`mintUnderlying`). Without it, any
+   * well-formed proof is accepted and only `confidential_transfer` and `confidential_balance` are emulated.
+   */
+  readonly verifier?: LoopbackProofVerifier
 }
+
+/** `CircuitType` (verifier/mod.rs, `#[repr(u32)]`): the verifier registry's key for each circuit. */
+export const CIRCUIT_TYPES: ReadonlyArray<string> = ["register", "withdraw", "transfer", "spender_transfer", "set_spender", "revoke_spender"]
 
 export class LoopbackConfidentialToken {
   readonly contractId: string
@@ -128,6 +146,10 @@ export class LoopbackConfidentialToken {
   readonly #compliance = new Versioned<LoopbackComplianceConfig | undefined>(undefined)
   readonly #frozen = new Map<string, Versioned<boolean>>()
   readonly #withoutKey = new Versioned<ReadonlySet<number>>(new Set())
+  readonly #verifier: LoopbackProofVerifier | undefined
+  readonly #underlying = new Map<string, Versioned<bigint>>()
+  /** The verifier registry the token calls (`get_verifier`): `get_verification_key(circuit_type)` is served there. */
+  readonly verifierRegistry: string
 
   constructor(contractId: string, latestLedger: () => number, options: LoopbackConfidentialTokenOptions = {}) {
     this.contractId = contractId
@@ -135,6 +157,47 @@ export class LoopbackConfidentialToken {
     this.#latestLedger = latestLedger
     this.#version = options.version ?? DEFAULT_TOKEN_VERSION
     this.#publish = options.publish ?? (() => {})
+    this.#verifier = options.verifier
+    this.verifierRegistry = StrKey.encodeContract(createHash("sha256").update(`verifier registry of ${contractId}`).digest())
+  }
+
+  /** Whether proofs are verified (the `verifier` option). */
+  get proving(): boolean {
+    return this.#verifier !== undefined
+  }
+
+  /** The auditor registry's key for `auditorId` (auditor/storage.rs `get_key`): a fixed point per id, x‖y. */
+  auditorKey(auditorId: number): Uint8Array {
+    return auditorPublicKey(this.contractId, auditorId)
+  }
+
+  /** The underlying asset's balance of `address` as of `ledger` (default: now). */
+  underlyingBalance(address: string, ledger = Number.POSITIVE_INFINITY): bigint {
+    return this.#underlying.get(address)?.at(ledger) ?? 0n
+  }
+
+  /** Credits `amount` of the underlying asset to `address` as of the latest ledger (a faucet, or a mint). */
+  mintUnderlying(address: string, amount: bigint): void {
+    Address.fromString(address)
+    this.#setUnderlying(address, this.underlyingBalance(address) + amount, this.#latestLedger())
+  }
+
+  /** The functions of the registries the token calls: the auditor's `get_key` and the verifier's `get_verification_key`. */
+  registryFunctions(): ReadonlyMap<string, ReadonlyMap<string, ContractHandler>> {
+    const u32 = (v: xdr.ScVal | undefined) => v?.type === "scvU32"
+    const auditor = new Map<string, ContractHandler>([["get_key", (args, ctx) => {
+      if (args.length !== 1 || !u32(args[0])) throw argumentTypeMismatch(this.auditorRegistry, ctx.fn)
+      const id = (args[0] as Extract<xdr.ScVal, { type: "scvU32" }>).u32
+      if (this.#withoutKey.at(ctx.asOf).has(id)) throw contractError(this.auditorRegistry, AuditorError.AuditorNotRegistered)
+      return xdr.ScVal.scvBytes(Buffer.from(this.auditorKey(id)))
+    }]])
+    const verifier = new Map<string, ContractHandler>([["get_verification_key", (args, ctx) => {
+      if (args.length !== 1 || !u32(args[0])) throw argumentTypeMismatch(this.verifierRegistry, ctx.fn)
+      const vk = this.#verifier?.vks[CIRCUIT_TYPES[(args[0] as Extract<xdr.ScVal, { type: "scvU32" }>).u32] ?? ""]
+      if (vk === undefined) throw contractError(this.verifierRegistry, 3401) // VerifierError::VerificationKeyNotRegistered
+      return xdr.ScVal.scvBytes(Buffer.from(vk))
+    }]])
+    return new Map([[this.auditorRegistry, auditor], [this.verifierRegistry, verifier]])
   }
 
   /** The version of the token's code this deployment runs. */
@@ -240,6 +303,12 @@ export class LoopbackConfidentialToken {
     }
     table.set("confidential_balance", (args, ctx) => this.#confidentialBalance(args, ctx))
     table.set("confidential_transfer", (args, ctx) => this.#confidentialTransfer(args, ctx))
+    if (this.#verifier !== undefined && this.#version === "8af46e2c") {
+      table.set("register", (args, ctx) => this.#registerCall(args, ctx))
+      table.set("deposit", (args, ctx) => this.#deposit(args, ctx))
+      table.set("merge", (args, ctx) => this.#merge(args, ctx))
+      table.set("withdraw", (args, ctx) => this.#withdraw(args, ctx))
+    }
     return table
   }
 
@@ -321,13 +390,26 @@ export class LoopbackConfidentialToken {
     const to = Address.fromScVal(args[1]!).toString()
     ctx.requireAuth(from)
     const version = this.#version
-    const payload = this.#decodeTransferData(bytesOf(args[2])!, version)
+    const { payload, proof } = this.#decodeTransferData(bytesOf(args[2])!, version)
     this.#gate([from, to], ctx)
     const sender = this.#registered(from, ctx)
     const recipient = this.#registered(to, ctx)
     this.#auditorKey(recipient.auditorId, ctx)
     this.#auditorKey(sender.auditorId, ctx)
-    if (ctx.phase === "apply") {
+    if (this.#verifier !== undefined) {
+      this.#verify("transfer", () => transferInputs({
+        spendable: sender.spendableCommitment, y: sender.spendingPublicKey, pvkB: recipient.viewingPublicKey,
+        addrF: contractField(this.contractId), kAudR: this.auditorKey(recipient.auditorId), kAudS: this.auditorKey(sender.auditorId), payload
+      }), proof)
+    }
+    if (ctx.phase === "apply" && this.#verifier !== undefined) {
+      this.#write(from, { ...sender, spendableCommitment: payload.get("c_spend_new")! }, ctx.ledger)
+      const current = this.account(to, ctx.ledger)!
+      this.#write(to, { ...current, receivingCommitment: addPoints(current.receivingCommitment, payload.get(TRANSFER_AMOUNT_FIELD[version])!) }, ctx.ledger)
+      const names: ReadonlyArray<string> = EVENT_BYTES_FIELDS[version].transfer
+      const event = confidentialEventsOf(version).transfer(from, to, Object.fromEntries(names.map((name) => [name, payload.get(name)!])))
+      ctx.emit(event.topics, event.data)
+    } else if (ctx.phase === "apply") {
       const amount = payload.get(TRANSFER_AMOUNT_FIELD[version])!
       this.#write(from, { ...sender, spendableCommitment: payload.get("c_spend_new")! }, ctx.ledger)
       const current = from === to ? { ...sender, spendableCommitment: payload.get("c_spend_new")! } : recipient
@@ -342,11 +424,11 @@ export class LoopbackConfidentialToken {
   }
 
   /**
-   * storage.rs `decode_data`: `TransferData::from_xdr`. Bytes that are no ScVal make the host's
+   * storage.rs `decode_data`: `<Op>Data::from_xdr` (`{ payload, proof }`). Bytes that are no ScVal make the host's
    * `deserialize_from_bytes` fail (soroban-sdk's FromXdr unwraps it); an ScVal of another shape — another
-   * version's `TransferPayload` included — is InvalidData.
+   * version's payload included — is InvalidData.
    */
-  #decodeTransferData(data: Uint8Array, version: TokenVersion): ReadonlyMap<string, Uint8Array> {
+  #decodeData(data: Uint8Array, shape: ReadonlyArray<readonly [string, number]>): { payload: ReadonlyMap<string, Uint8Array>; proof: Uint8Array } {
     let value: xdr.ScVal
     try {
       value = xdr.ScVal.fromXdr(data)
@@ -361,12 +443,130 @@ export class LoopbackConfidentialToken {
       throw hostFunctionError(this.contractId, "deserialize_from_bytes", "Error(Object, InvalidInput)", "ScMap was not sorted by key for conversion to host object")
     }
     const invalid = () => contractError(this.contractId, ConfidentialTokenError.InvalidData)
-    const shape = TRANSFER_PAYLOAD[version]
-    const [payload, proof] = fieldsOf(value, ["payload", "proof"]) ?? []
+    const [payload, proofVal] = fieldsOf(value, ["payload", "proof"]) ?? []
     const fields = fieldsOf(payload, shape.map(([name]) => name))
-    if (fields === undefined || bytesOf(proof) === undefined) throw invalid()
+    const proof = bytesOf(proofVal)
+    if (fields === undefined || proof === undefined) throw invalid()
     const raw = fields.map((v, i) => bytesOf(v, shape[i]![1]))
     if (raw.some((r) => r === undefined)) throw invalid()
-    return new Map(shape.map(([name], i) => [name, raw[i]!]))
+    return { payload: new Map(shape.map(([name], i) => [name, raw[i]!])), proof }
+  }
+
+  #decodeTransferData(data: Uint8Array, version: TokenVersion): { payload: ReadonlyMap<string, Uint8Array>; proof: Uint8Array } {
+    return this.#decodeData(data, TRANSFER_PAYLOAD[version])
+  }
+
+  /** storage.rs `verify`: NonCanonicalEncoding while assembling, InvalidProof when the verifier answers false. */
+  #verify(circuit: string, inputs: () => Uint8Array, proof: Uint8Array): void {
+    let publicInputs: Uint8Array
+    try {
+      publicInputs = inputs()
+    } catch (e) {
+      if (e instanceof NonCanonical) throw contractError(this.contractId, ConfidentialTokenError.NonCanonicalEncoding)
+      throw e
+    }
+    if (!this.#verifier!.verify(circuit, publicInputs, proof)) throw contractError(this.contractId, ConfidentialTokenError.InvalidProof)
+  }
+
+  #setUnderlying(address: string, amount: bigint, ledger: number): void {
+    let versions = this.#underlying.get(address)
+    if (versions === undefined) {
+      versions = new Versioned(0n)
+      this.#underlying.set(address, versions)
+    }
+    versions.write(amount, ledger)
+  }
+
+  /** mod.rs `register(account, auditor_id, data)`: `account.require_auth()`, `RegisterData`, then storage.rs `register`. */
+  #registerCall(args: ReadonlyArray<xdr.ScVal>, ctx: ContractCallContext): xdr.ScVal {
+    this.#arguments(args, ctx, [isAddress, (v) => v?.type === "scvU32", (v) => v?.type === "scvBytes"])
+    const account = Address.fromScVal(args[0]!).toString()
+    const auditorId = (args[1] as Extract<xdr.ScVal, { type: "scvU32" }>).u32
+    ctx.requireAuth(account)
+    const { payload, proof } = this.#decodeData(bytesOf(args[2])!, REGISTER_PAYLOAD)
+    this.#auditorKey(auditorId, ctx)
+    const y = payload.get("y")!
+    const pvk = payload.get("pvk")!
+    this.#verify("register", () => registerInputs({ y, pvk, addrF: contractField(this.contractId), acctF: accountField(account) }), proof)
+    if (this.account(account, ctx.asOf) !== undefined) throw contractError(this.contractId, ConfidentialTokenError.AccountAlreadyRegistered)
+    if (ctx.phase === "apply") {
+      this.#write(account, {
+        spendingPublicKey: y, viewingPublicKey: pvk, auditorId, spendableCommitment: IDENTITY, receivingCommitment: IDENTITY
+      }, ctx.ledger)
+      const event = tokenEvents.register(account, auditorId)
+      ctx.emit(event.topics, event.data)
+    }
+    return xdr.ScVal.scvVoid()
+  }
+
+  /** mod.rs `deposit(from, to, amount)`: `from.require_auth()`; storage.rs `deposit`: the underlying moves, receiving += a·G. */
+  #deposit(args: ReadonlyArray<xdr.ScVal>, ctx: ContractCallContext): xdr.ScVal {
+    this.#arguments(args, ctx, [isAddress, isAddress, (v) => v?.type === "scvI128"])
+    const from = Address.fromScVal(args[0]!).toString()
+    const to = Address.fromScVal(args[1]!).toString()
+    const amount = BigInt(scValToNative(args[2]!) as bigint)
+    ctx.requireAuth(from)
+    if (amount < 0n) throw contractError(this.contractId, ConfidentialTokenError.NegativeAmount)
+    const recipient = this.#registered(to, ctx)
+    const balance = this.underlyingBalance(from, ctx.asOf)
+    if (balance < amount) throw contractError(this.contractId, UnderlyingBalanceError)
+    if (ctx.phase === "apply") {
+      this.#setUnderlying(from, balance - amount, ctx.ledger)
+      this.#setUnderlying(this.contractId, this.underlyingBalance(this.contractId, ctx.ledger) + amount, ctx.ledger)
+      this.#write(to, { ...recipient, receivingCommitment: addPoints(recipient.receivingCommitment, depositCommitment(amount)) }, ctx.ledger)
+      const event = tokenEvents.deposit(from, to, amount)
+      ctx.emit(event.topics, event.data)
+    }
+    return xdr.ScVal.scvVoid()
+  }
+
+  /** mod.rs `merge(account)`: `account.require_auth()`; storage.rs `merge`: spendable += receiving, receiving = O. */
+  #merge(args: ReadonlyArray<xdr.ScVal>, ctx: ContractCallContext): xdr.ScVal {
+    this.#arguments(args, ctx, [isAddress])
+    const address = Address.fromScVal(args[0]!).toString()
+    ctx.requireAuth(address)
+    const account = this.#registered(address, ctx)
+    if (ctx.phase === "apply") {
+      this.#write(address, {
+        ...account, spendableCommitment: addPoints(account.spendableCommitment, account.receivingCommitment), receivingCommitment: IDENTITY
+      }, ctx.ledger)
+      const event = tokenEvents.merge(address)
+      ctx.emit(event.topics, event.data)
+    }
+    return xdr.ScVal.scvVoid()
+  }
+
+  /** mod.rs `withdraw(from, to, amount, data)`: `from.require_auth()`, `WithdrawData`, then storage.rs `withdraw`. */
+  #withdraw(args: ReadonlyArray<xdr.ScVal>, ctx: ContractCallContext): xdr.ScVal {
+    this.#arguments(args, ctx, [isAddress, isAddress, (v) => v?.type === "scvI128", (v) => v?.type === "scvBytes"])
+    const from = Address.fromScVal(args[0]!).toString()
+    const to = Address.fromScVal(args[1]!).toString()
+    const amount = BigInt(scValToNative(args[2]!) as bigint)
+    ctx.requireAuth(from)
+    const { payload, proof } = this.#decodeData(bytesOf(args[3])!, WITHDRAW_PAYLOAD)
+    if (amount < 0n) throw contractError(this.contractId, ConfidentialTokenError.NegativeAmount)
+    const account = this.#registered(from, ctx)
+    this.#auditorKey(account.auditorId, ctx)
+    this.#verify("withdraw", () => withdrawInputs({
+      spendable: account.spendableCommitment, y: account.spendingPublicKey, addrF: contractField(this.contractId),
+      kAudS: this.auditorKey(account.auditorId), amount, payload
+    }), proof)
+    if (ctx.phase === "apply") {
+      this.#write(from, { ...account, spendableCommitment: payload.get("c_spend_new")! }, ctx.ledger)
+      this.#setUnderlying(this.contractId, this.underlyingBalance(this.contractId, ctx.ledger) - amount, ctx.ledger)
+      this.#setUnderlying(to, this.underlyingBalance(to, ctx.ledger) + amount, ctx.ledger)
+      const event = tokenEvents.withdraw(from, to, amount, {
+        r_e_point: payload.get("r_e_point")!, sigma: payload.get("sigma")!, b_tilde: payload.get("b_tilde")!,
+        b_tilde_aud_s: payload.get("b_tilde_aud_s")!
+      })
+      ctx.emit(event.topics, event.data)
+    }
+    return xdr.ScVal.scvVoid()
   }
 }
+
+/** storage.rs `RegisterPayload` and `WithdrawPayload` (8af46e2c): fields sorted as the ScMap holds them. */
+const REGISTER_PAYLOAD: ReadonlyArray<readonly [string, number]> = [["pvk", POINT_BYTES], ["y", POINT_BYTES]]
+const WITHDRAW_PAYLOAD: ReadonlyArray<readonly [string, number]> = [
+  ["b_tilde", 32], ["b_tilde_aud_s", 32], ["c_spend_new", POINT_BYTES], ["r_e_point", POINT_BYTES], ["sigma", 32]
+]

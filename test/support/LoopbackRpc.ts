@@ -18,6 +18,7 @@ import { createHash } from "node:crypto"
 import { FeeBumpTransaction, Networks, SorobanDataBuilder, StrKey, TransactionBuilder, extractBaseAddress, xdr } from "@stellar/stellar-sdk"
 import { accountEntry } from "./LoopbackAccounts.ts"
 import type { LoopbackAccount, LoopbackAccountSpec } from "./LoopbackAccounts.ts"
+import type { LoopbackProofVerifier } from "./LoopbackProofVerifier.ts"
 import { LoopbackConfidentialToken } from "./LoopbackConfidentialToken.ts"
 import type { LoopbackConfidentialAccount } from "./LoopbackConfidentialToken.ts"
 import type { TokenVersion } from "./ConfidentialTokenVersion.ts"
@@ -199,8 +200,11 @@ export class LoopbackRpc {
    * Once deployed, its state stays: a call naming another version upgrades its code in place, as a WASM upgrade
    * would, and a call naming none leaves the version as it is.
    */
-  deployConfidentialToken(contractId: string, options?: { readonly version?: TokenVersion }): LoopbackConfidentialToken {
-    const token = this.#token(contractId, options?.version)
+  deployConfidentialToken(
+    contractId: string,
+    options?: { readonly version?: TokenVersion; readonly verifier?: LoopbackProofVerifier }
+  ): LoopbackConfidentialToken {
+    const token = this.#token(contractId, options?.version, options?.verifier)
     if (options?.version !== undefined && options.version !== token.version) {
       token.upgrade(options.version)
       this.#contracts.set(contractId, new Map(token.functions()))
@@ -271,15 +275,19 @@ export class LoopbackRpc {
     return this.#tokens.get(contractId)?.account(address)
   }
 
-  #token(contractId: string, version?: TokenVersion): LoopbackConfidentialToken {
+  #token(contractId: string, version?: TokenVersion, verifier?: LoopbackProofVerifier): LoopbackConfidentialToken {
     let token = this.#tokens.get(contractId)
     if (token === undefined) {
       if (this.#contracts.has(contractId)) throw new Error(`another contract is deployed at ${contractId}`)
       token = new LoopbackConfidentialToken(contractId, () => this.#ledger.latestLedger, {
         ...(version === undefined ? {} : { version }),
+        ...(verifier === undefined ? {} : { verifier }),
         publish: (events) => this.publishEvents(contractId, events)
       })
       for (const [fn, handler] of token.functions()) this.setContractFunction(contractId, fn, handler)
+      if (verifier !== undefined) {
+        for (const [registry, fns] of token.registryFunctions()) for (const [fn, handler] of fns) this.setContractFunction(registry, fn, handler)
+      }
       this.#tokens.set(contractId, token)
     }
     return token

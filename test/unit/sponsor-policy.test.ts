@@ -69,6 +69,12 @@ const addressAuth = (who: string, contract: string, fn: string, args: ReadonlyAr
 const ruleOf = (shape: Shape) =>
   Effect.map(Sponsor, (sponsor) => Either.match(sponsor.check(transaction(shape), NOW), { onLeft: (e) => e.rule, onRight: () => "sponsored" }))
 
+const registerRuleOf = (shape: Shape) =>
+  Effect.map(Sponsor, (sponsor) =>
+    Either.match(sponsor.checkRegister(transaction({ fn: "register", ...shape }), NOW), { onLeft: (e) => e.rule, onRight: () => "sponsored" }))
+
+const registerArgs = (account: string) => [address(account), xdr.ScVal.scvU32(0), bytes]
+
 describe("Sponsor", () => {
   it.layer(SponsorTest)("policy", (it) => {
     it.effect("pays for exactly confidential_transfer(from = source, to, data) on an allowed contract", () =>
@@ -150,6 +156,32 @@ describe("Sponsor", () => {
         expect(sponsor.account).toBe(sponsorKey.publicKey())
         expect(sponsorKey.verify(Buffer.from(bump.hash()), Buffer.from(bump.signatures[0]!.signature.toBytes()))).toBe(true)
         expect(Buffer.from(bump.innerTransaction.hash()).equals(Buffer.from(inner.hash()))).toBe(true)
+      }))
+  })
+
+  it.layer(SponsorTest)("a contractor's register", (it) => {
+    it.effect("pays for exactly register(account = source, auditor_id, data) on an allowed contract", () =>
+      Effect.gen(function*() {
+        const sponsor = yield* Sponsor
+        const call = sponsor.checkRegister(transaction({ fn: "register", args: registerArgs(wallet.publicKey()) }), NOW)
+        expect(Either.getOrThrow(call)).toEqual({ contract: TOKEN, account: wallet.publicKey(), maxTime: NOW_S + 60 })
+      }))
+
+    it.effect("each rule of a transfer holds for a register, and a transfer is not a register", () =>
+      Effect.gen(function*() {
+        const args = registerArgs(wallet.publicKey())
+        expect(yield* registerRuleOf({ args: [address(wallet.publicKey()), address(payee), bytes] })).toBe("arguments")
+        expect(yield* registerRuleOf({ fn: "confidential_transfer", args })).toBe("function")
+        expect(yield* ruleOf({ fn: "register", args })).toBe("function")
+        expect(yield* registerRuleOf({ args: registerArgs(Keypair.random().publicKey()), auth: [] })).toBe("arguments")
+        expect(yield* registerRuleOf({ args: [address(wallet.publicKey()), bytes, bytes] })).toBe("arguments")
+        expect(yield* registerRuleOf({ args: [address(wallet.publicKey()), xdr.ScVal.scvU32(0)] })).toBe("arguments")
+        expect(yield* registerRuleOf({ args, contract: StrKey.encodeContract(randomBytes(32)) })).toBe("contract")
+        expect(yield* registerRuleOf({ args, auth: [addressAuth(Keypair.random().publicKey(), TOKEN, "register", args)] })).toBe("auth")
+        expect(yield* registerRuleOf({ args, auth: [addressAuth(wallet.publicKey(), TOKEN, "confidential_transfer", args)] })).toBe("auth")
+        expect(yield* registerRuleOf({ args, fee: 5_001 })).toBe("fee")
+        expect(yield* registerRuleOf({ args, maxTime: NOW_S + 601 })).toBe("timebounds")
+        expect(yield* registerRuleOf({ args })).toBe("sponsored")
       }))
   })
 })
