@@ -8,6 +8,8 @@ import { createServer } from "node:http"
 import { appOn } from "../../src/Server/App.ts"
 import { answerMalformedRequests } from "../../src/Http/ClientErrors.ts"
 import { LoopbackRpc } from "./LoopbackRpc.ts"
+import type { LoopbackProofVerifier } from "./LoopbackProofVerifier.ts"
+import { STANDALONE_PASSPHRASE } from "../../client/src/confidential/proving/CrsFiles.ts"
 import { ShiftedClock } from "./ShiftedClock.ts"
 import { freshDatabase } from "./TestDatabase.ts"
 
@@ -45,9 +47,9 @@ export const freePort = () =>
     })
   })
 
-export const loopbackRpc = (ledgerIntervalMs = 50) =>
+export const loopbackRpc = (ledgerIntervalMs = 50, networkPassphrase?: string) =>
   Effect.acquireRelease(
-    Effect.promise(() => LoopbackRpc.start({ ledgerIntervalMs })),
+    Effect.promise(() => LoopbackRpc.start({ ledgerIntervalMs, ...(networkPassphrase === undefined ? {} : { networkPassphrase }) })),
     (rpc) => Effect.promise(() => rpc.close())
   )
 
@@ -63,12 +65,18 @@ export const TestAppLive = (
     readonly generatedKeys?: boolean
     /** Listen on a fixed free port with PUBLIC_URL = http://127.0.0.1:PORT, as stock SEP-1/SEP-10 clients need. */
     readonly selfUrl?: boolean
+    /**
+     * The token at CONFIDENTIAL_TOKEN verifies real proofs with this verifier (LoopbackConfidentialToken's proving
+     * mode), on a standalone network (NETWORK_PASSPHRASE = STANDALONE_PASSPHRASE), where a test CRS is accepted.
+     */
+    readonly verifier?: LoopbackProofVerifier
   } = {}
 ) =>
   Layer.scoped(
     TestApp,
     Effect.gen(function*() {
-      const rpc = yield* loopbackRpc(options.ledgerIntervalMs)
+      const standalone = options.verifier === undefined ? undefined : STANDALONE_PASSPHRASE
+      const rpc = yield* loopbackRpc(options.ledgerIntervalMs, standalone)
       const database = yield* freshDatabase.pipe(Effect.provide(Reactivity.layer))
       const sep10Key = Keypair.random()
       const sponsorKey = Keypair.random()
@@ -89,9 +97,10 @@ export const TestAppLive = (
         PUBLIC_URL: port === 0 ? "http://payroll.test" : `http://127.0.0.1:${port}`,
         AUTH_RATE_LIMIT: "100000",
         CHALLENGE_RATE_LIMIT: "100000",
+        ...(standalone === undefined ? {} : { NETWORK_PASSPHRASE: standalone }),
         ...config
       }
-      rpc.deployConfidentialToken(CONFIDENTIAL_TOKEN)
+      rpc.deployConfidentialToken(CONFIDENTIAL_TOKEN, options.verifier === undefined ? {} : { verifier: options.verifier })
       rpc.setAccount({ id: sponsorKey.publicKey() })
       rpc.setAccount({ id: faucetKey.publicKey() })
       const clock = new ShiftedClock()

@@ -101,6 +101,8 @@ export const openWallet = (options: WalletOptions) =>
         Effect.gen(function*() {
           const chain = yield* onChain(account)
           const landed = yield* base(chain)
+          // Spends the chain has reached are settled into the confirmed opening and kept so.
+          if (landed.state.pending.length !== state.pending.length) yield* save(landed.state)
           const checked = checkConsistency({ ...landed.state, pending: [] }, chain, commitBytes)
           if (Either.isLeft(checked)) return yield* checked.left
           return { spendable: landed.state.spendable.value, receiving: landed.state.receiving.value } satisfies Balances
@@ -149,6 +151,12 @@ export const openWallet = (options: WalletOptions) =>
             }, commitBytes))
           return encodeData({ ...witness.payload }, proof.proof)
         }),
+      /** Each transfer `events` hold to this account, its amount decrypted (R_e, v_tilde, sigma of the event). */
+      received: (events: ReadonlyArray<ReplayEvent>) =>
+        events.flatMap((e) =>
+          e.type === "transfer" && e.to === account
+            ? [{ id: e.id, ledger: e.ledger, from: e.from, amount: decryptor.transferIn(e).amount }]
+            : []),
       /** The spends proven on `commitment` and after it never land (their transaction failed): forgets them. */
       abandon: (commitment: Uint8Array) =>
         save({ ...state, pending: state.pending.slice(0, Math.max(0, state.pending.findIndex((p) => p.commitment.every((b, i) => b === commitment[i])))) })

@@ -1,0 +1,73 @@
+// What a suite needs to pay with real proofs: the test CRS (made once into node_modules/.cache, ~13 s the first
+// time), the loopback token's verifier (bb.js in a worker, computing each circuit's key with that CRS), the client's
+// prover with OZ's circuits as the project keeps them (client/circuits/8af46e2c), and a wallet's signer.
+import { type Keypair, rpc, type Transaction } from "@stellar/stellar-sdk"
+import { Effect } from "effect"
+import { readFileSync } from "node:fs"
+import * as Path from "node:path"
+import type { ProvingSetup } from "../../client/src/confidential/Circuits.ts"
+import type { TokenDeployment } from "../../client/src/confidential/chain/Deployment.ts"
+import type { MessageSigner } from "../../client/src/confidential/crypto/KeyDerivation.ts"
+import { type CircuitArtifact, loadCircuit, type Manifest } from "../../client/src/confidential/proving/Artifacts.ts"
+import { ensureTestCrs } from "../../client/src/confidential/proving/CrsFiles.ts"
+import { makeProver } from "../../client/src/confidential/proving/Prover.ts"
+import type { LoopbackConfidentialToken } from "./LoopbackConfidentialToken.ts"
+import { LoopbackProofVerifier } from "./LoopbackProofVerifier.ts"
+
+const root = Path.resolve(import.meta.dirname, "../..")
+export const TEST_CRS_DIR = Path.join(root, "node_modules/.cache/confidential-payroll/crs")
+const CIRCUITS_DIR = Path.join(root, "client/circuits/8af46e2c")
+/** The first 32,769 points, as many as Aztec Ignition's prefix: enough for every circuit (2^15 gates at most). */
+const CRS_POINTS = 32_769
+
+const artifact = (name: string) => JSON.parse(readFileSync(Path.join(CIRCUITS_DIR, `${name}.json`), "utf8")) as CircuitArtifact
+const manifest = () => JSON.parse(readFileSync(Path.join(CIRCUITS_DIR, "manifest.json"), "utf8")) as Manifest
+
+/** The test CRS, made once per machine and reused (its pairing checked on every load). */
+export const testCrs = ensureTestCrs(TEST_CRS_DIR, CRS_POINTS).pipe(Effect.map(({ crs }) => crs))
+
+/** The loopback token's verifier, over the test CRS; stopped with the scope. */
+export const proofVerifier = Effect.acquireRelease(
+  Effect.zipRight(testCrs, Effect.promise(() =>
+    LoopbackProofVerifier.start({
+      crsDir: TEST_CRS_DIR,
+      circuits: Object.fromEntries(["register", "transfer", "withdraw"].map((n) => [n, artifact(n).bytecode]))
+    }))),
+  (verifier) => Effect.promise(() => verifier.stop())
+)
+
+/** The client's prover over the same CRS and the pinned artifacts (each checked against the manifest's ACIR hash). */
+export const provingSetup = Effect.gen(function*() {
+  const crs = yield* testCrs
+  const prover = yield* makeProver({ crs, threads: 1 })
+  const pinned = manifest()
+  const circuit = (name: "register" | "transfer" | "withdraw") => loadCircuit(name, artifact(name), pinned)
+  return {
+    prover,
+    circuits: { register: yield* circuit("register"), transfer: yield* circuit("transfer"), withdraw: yield* circuit("withdraw") },
+    version: pinned.commit
+  } satisfies ProvingSetup
+})
+
+/** Where the loopback's token and its registries are. */
+export const deploymentOf = (token: LoopbackConfidentialToken, networkPassphrase: string): TokenDeployment => ({
+  contract: token.contractId,
+  auditorRegistry: token.auditorRegistry,
+  verifierRegistry: token.verifierRegistry,
+  networkPassphrase
+})
+
+/** A wallet's SEP-53 `signMessage` as @stellar/freighter-api defines it (base64), played with the account's key. */
+export const keypairSigner = (key: Keypair): MessageSigner => ({
+  signMessage: async (message) => ({ signedMessage: Buffer.from(key.signMessage(message)).toString("base64"), signerAddress: key.publicKey() })
+})
+
+/** Signs and sends a transaction through Stellar RPC and waits until it is final; its status. */
+export const signAndSend = (server: rpc.Server, tx: Transaction, key: Keypair) =>
+  Effect.promise(async () => {
+    tx.sign(key)
+    const sent = await server.sendTransaction(tx)
+    if (sent.status !== "PENDING") throw new Error(`sendTransaction answered ${sent.status}`)
+    const final = await server.pollTransaction(sent.hash, { attempts: 200, sleepStrategy: () => 50 })
+    return final.status
+  })
