@@ -8,6 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { LoopbackRpc } from "../test/support/LoopbackRpc.ts"
 import { stopService } from "./StopService.ts"
+import { TEST_CRS_DIR } from "../test/support/ConfidentialProving.ts"
 
 const ROOT = join(import.meta.dirname, "..")
 const KEPT_OUTPUT = 64 * 1024
@@ -75,6 +76,8 @@ export const demoService = (ledger: LoopbackRpc, token: string) =>
       SEP10_SIGNING_SECRET: Keypair.random().secret(),
       SPONSOR_SECRET: sponsor.secret(),
       FAUCET_SECRET: faucet.secret(),
+      CRS_DIR: TEST_CRS_DIR,
+      ARCHIVE_POLL_INTERVAL: "250 millis",
       LOG_FORMAT: "logfmt",
       RECONCILE_INTERVAL: "1 second",
       SHUTDOWN_TIMEOUT: "5 seconds"

@@ -11,6 +11,7 @@ import { DEMO_TOKEN, demoLedger } from "./DemoLedger.ts"
 import { type DemoService, demoService } from "./DemoService.ts"
 import { demoPayroll } from "./DemoPayroll.ts"
 import { DemoFailure, explain, step } from "./Step.ts"
+import { provingSetup } from "../test/support/ConfidentialProving.ts"
 
 const LEDGER_MS = 1_000
 const keep = process.argv.includes("--keep")
@@ -26,7 +27,7 @@ const serviceLog = (service: DemoService) => {
 const demo = Effect.gen(function*() {
   const started = Date.now()
   const ledger = yield* step(
-    `Starting the loopback Stellar ledger (a ledger every ${LEDGER_MS / 1000} s, confidential token at ${DEMO_TOKEN})`,
+    `Starting the loopback Stellar ledger (a ledger every ${LEDGER_MS / 1000} s, the confidential token at ${DEMO_TOKEN} verifying proofs with bb.js)`,
     demoLedger(LEDGER_MS)
   )
   const service = yield* step(
@@ -34,17 +35,18 @@ const demo = Effect.gen(function*() {
     demoService(ledger, DEMO_TOKEN)
   )
   yield* Console.log(`  ${service.url} (pid ${service.pid}, DATA_DIR ${service.dataDir})`)
-  const { session, batch, hashes } = yield* demoPayroll(service.url, ledger, DEMO_TOKEN).pipe(
+  const setup = yield* step("Loading the prover (OZ's circuits at 8af46e2c, bb.js, the test CRS)", provingSetup)
+  const { session, batch, hashes } = yield* demoPayroll(service.url, ledger, DEMO_TOKEN, setup).pipe(
     Effect.timeoutFail({
-      duration: "2 minutes",
-      onTimeout: () => new DemoFailure({ step: "Running the demo payroll", reason: "not done within 2 minutes" })
+      duration: "5 minutes",
+      onTimeout: () => new DemoFailure({ step: "Running the demo payroll", reason: "not done within 5 minutes" })
     }),
     Effect.tapErrorCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.void : Console.error(serviceLog(service)))
   )
   const seconds = ((Date.now() - started) / 1000).toFixed(1)
   yield* Console.log([
     "",
-    `✓ Done in ${seconds} s: batch ${batch.id} is ${batch.status}, ${hashes.length} transfers on the ledger.`,
+    `✓ Done in ${seconds} s: batch ${batch.id} is ${batch.status}, ${hashes.length} proven transfers on the ledger, each verified by the token.`,
     "",
     "Where to look:",
     `  API docs     ${service.url}/docs   (the OpenAPI document: ${service.url}/openapi.json)`,

@@ -46,14 +46,19 @@ const syncUntil = (app: TestAppShape, wallet: ConfidentialWallet, done: (b: { sp
 
 /** `data` with one bit of a payload field flipped: the proof no longer matches its public inputs. */
 const alterField = (data: Uint8Array, name: string) => {
+  const entries = (v: xdr.ScVal) => (v.type === "scvMap" ? v.map ?? [] : [])
+  const key = (e: xdr.ScMapEntry) => (e.key.type === "scvSymbol" ? e.key.sym.toString() : "")
+  const flip = (v: xdr.ScVal) => {
+    if (v.type !== "scvBytes") throw new Error(`${name} is not bytes`)
+    const bytes = Uint8Array.from(v.bytes.toBytes())
+    bytes[31] = bytes[31]! ^ 1
+    return xdr.ScVal.scvBytes(Buffer.from(bytes))
+  }
+  const rebuilt = (v: xdr.ScVal, change: (e: xdr.ScMapEntry) => xdr.ScVal) =>
+    xdr.ScVal.scvMap(entries(v).map((e) => new xdr.ScMapEntry({ key: e.key, val: change(e) })))
   const value = xdr.ScVal.fromXDR(Buffer.from(data))
-  const payload = value.type === "scvMap" ? value.map?.find((e) => e.key.type === "scvSymbol" && e.key.sym.toString() === "payload")?.val : undefined
-  const field = payload?.type === "scvMap" ? payload.map?.find((e) => e.key.type === "scvSymbol" && e.key.sym.toString() === name) : undefined
-  if (field === undefined || field.val.type !== "scvBytes") throw new Error(`no ${name} in the payload`)
-  const bytes = Uint8Array.from(field.val.bytes.toBytes())
-  bytes[31] = bytes[31]! ^ 1
-  field.val = xdr.ScVal.scvBytes(Buffer.from(bytes))
-  return Uint8Array.from(value.toXDR())
+  const altered = rebuilt(value, (e) => (key(e) === "payload" ? rebuilt(e.val, (f) => (key(f) === name ? flip(f.val) : f.val)) : e.val))
+  return Uint8Array.from(altered.toXDR())
 }
 
 const sequenceOf = (app: TestAppShape, account: string) => (app.rpc.account(account)?.sequence ?? 0n).toString()

@@ -18,7 +18,7 @@ describe("npm run demo", () => {
       demo.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
       const exited = new Promise<number | null>((resolve) => demo.once("exit", resolve))
       try {
-        await waitUntil("the payroll to start", () => output.includes("Running the payroll") || demo.exitCode !== null, 60_000)
+        await waitUntil("the payroll to start", () => output.includes("Running the payroll") || demo.exitCode !== null, 240_000)
         const [, pid, dataDir] = /\(pid (\d+), DATA_DIR (.+)\)/.exec(output) ?? []
         expect(dataDir, output).toBeDefined()
         const postmaster = Number((await readFile(Path.join(dataDir!, "pg", "postmaster.pid"), "utf8")).split("\n")[0])
@@ -34,5 +34,5 @@ describe("npm run demo", () => {
       } finally {
         if (demo.exitCode === null) demo.kill("SIGKILL")
       }
-    }), 90_000)
+    }), 300_000)
 })

@@ -27,12 +27,16 @@ export const readCrsDir = Effect.fn("Confidential.readCrsDir")(function* (dir: s
 
 export const loadCrsDir = (dir: string, networkPassphrase: string) => Effect.flatMap(readCrsDir(dir), (crs) => checkCrs(crs, networkPassphrase))
 
-/** Written beside and renamed, so a reader never sees half a file. */
+/**
+ * Written beside and renamed, so a reader never sees half a file; each writer has a partial file of its own, so test
+ * processes making the same cache at once cannot mix their bytes.
+ */
 export const writeCrsDir = (dir: string, crs: CrsBytes): void => {
   mkdirSync(dir, { recursive: true })
   for (const [file, bytes] of [[G1_FILE, crs.g1], [G2_FILE, crs.g2]] as const) {
-    writeFileSync(Path.join(dir, `${file}.partial`), bytes)
-    renameSync(Path.join(dir, `${file}.partial`), Path.join(dir, file))
+    const partial = Path.join(dir, `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.partial`)
+    writeFileSync(partial, bytes)
+    renameSync(partial, Path.join(dir, file))
   }
 }
 
