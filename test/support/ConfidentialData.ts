@@ -45,7 +45,10 @@ export const transferPayload = (version: TokenVersion = DEFAULT_TOKEN_VERSION): 
 export interface TransferDataOptions {
   /** The token version whose `TransferData` to build (default 8af46e2c). */
   readonly version?: TokenVersion
-  /** Bytes of the stand-in proof (default PROOF_BYTES, 14,592). */
+  /**
+   * Bytes of the stand-in proof (default PROOF_BYTES, 14,592): for suites about the service rather than the proof,
+   * whose loopback token is not in proving mode (test/support/ConfidentialProving.ts has the real prover).
+   */
   readonly proofBytes?: number
 }
 

@@ -31,7 +31,9 @@ export interface InnerOptions {
 
 /**
  * A `confidential_transfer(from, to, data)` call signed by the employer's wallet, as its client builds it: `data`
- * is a real-size `TransferData` (a 14,592-byte stand-in proof), so the envelope is about 31 KB of XDR.
+ * is a real-size `TransferData` (a 14,592-byte stand-in proof), so the envelope is about 31 KB of XDR. The suites that
+ * use it are about the service (the sponsor's rules, faults, batches, the archive), not the proof: their loopback token
+ * takes any well-formed proof. Paying with proofs the token verifies is test/confidential-client.test.ts and the demo.
  */
 export const innerTransfer = (app: Pick<TestAppShape, "rpc">, wallet: Keypair, options: InnerOptions = {}) => {
   const sequence = options.sequence ?? app.rpc.account(wallet.publicKey())?.sequence ?? 0n
