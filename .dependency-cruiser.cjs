@@ -1,7 +1,7 @@
 // Imports run one way (issue 15 §2): infrastructure below features, features without cycles between them.
 // Run by `npm run lint:deps`, which .ci/run calls after the tests.
 // test/unit/dependency-rules.test.ts holds the three lists to the folders src/ has: each in one, none that does not exist.
-const FEATURES = "^src/(Auth|Orgs|Contractors|ContractorPortal|Batches|BatchRuns|Transfers|Funding|Health|OnDevice|Archive|Audit|Webhooks|Console)/"
+const FEATURES = "^src/(Auth|Orgs|Contractors|ContractorPortal|Batches|BatchRuns|Transfers|Funding|Health|OnDevice|Archive|Audit|Webhooks|Console|Crs)/"
 const INFRASTRUCTURE = "^src/(Sql|EmbeddedPostgres|Http|Stellar|Observability|Domain|RateLimit|Workers)/|^src/Config\\.ts$"
 // The start-up and the one composition root (main.ts, ServerBundle.ts, Launch.ts, App.ts) and what only it wires.
 const COMPOSITION = "^src/(Server)/"
@@ -37,6 +37,14 @@ module.exports = {
       severity: "error",
       from: { path: "^client/src/" },
       to: { path: "^src/", pathNot: "^src/(Api\\.ts$|Domain/|[A-Za-z]+/Api\\.ts$|Audit/(AuditRecord|ExportsApi)\\.ts$)" }
+    },
+    {
+      name: "the-server-imports-nothing-from-the-client",
+      comment: "the client imports the contract, so a server module importing the client would tie the two in a cycle: " +
+        "what both need (the CRS rule, Domain/Crs.ts) lives in the contract, which the client may import",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { path: "^client/" }
     },
     {
       name: "no-folder-cycles",

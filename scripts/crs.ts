@@ -5,7 +5,7 @@
 // in client/src/confidential/proving/Crs.ts. Offline, or with --test, a test CRS is written instead: it proves on a
 // standalone network only, and the client refuses it for the public networks.
 import { Effect } from "effect"
-import { checkCrs, IGNITION_G1_SHA256, IGNITION_G2_SHA256, IGNITION_POINTS } from "../client/src/confidential/proving/Crs.ts"
+import { checkCrs, IGNITION_G1_SHA256, IGNITION_G2_SHA256, IGNITION_POINTS, PUBLIC_NETWORKS } from "../client/src/confidential/proving/Crs.ts"
 import { crsDirFromEnv, ensureTestCrs, loadCrsDir, STANDALONE_PASSPHRASE, writeCrsDir } from "../client/src/confidential/proving/CrsFiles.ts"
 import { sha256Hex } from "../client/src/confidential/proving/Artifacts.ts"
 
@@ -52,6 +52,15 @@ if (!testOnly) {
   }
 }
 
+// A test CRS goes where the service would serve it only when it may: CRS_DIR named explicitly, or a standalone
+// NETWORK_PASSPHRASE. On testnet (the default) or the public network the service refuses a test CRS in CRS_DIR, so
+// it is cached beside it instead, and `npm start` keeps working.
+const network = process.env["NETWORK_PASSPHRASE"] ?? "Test SDF Network ; September 2015"
+const standalone = !PUBLIC_NETWORKS.includes(network)
+const testDir = process.env["CRS_DIR"] !== undefined || standalone ? dir : `${dir}-test`
 const started = performance.now()
-const { made } = await Effect.runPromise(ensureTestCrs(dir, IGNITION_POINTS))
-console.log(`${dir}: test CRS of ${IGNITION_POINTS} points ${made ? `made in ${((performance.now() - started) / 1000).toFixed(1)} s` : "reused"}`)
+const { made } = await Effect.runPromise(ensureTestCrs(testDir, IGNITION_POINTS))
+console.log(`${testDir}: test CRS of ${IGNITION_POINTS} points ${made ? `made in ${((performance.now() - started) / 1000).toFixed(1)} s` : "reused"}`)
+if (testDir !== dir) {
+  console.log(`  it proves on a standalone network only: use it with CRS_DIR=${testDir} and such a NETWORK_PASSPHRASE (the service on "${network}" refuses it)`)
+}

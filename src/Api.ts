@@ -7,6 +7,7 @@ import { ArchiveApi } from "./Archive/Api.ts"
 import { AuditApi } from "./Audit/Api.ts"
 import { ExportsApi } from "./Audit/ExportsApi.ts"
 import { ContractorsApi } from "./Contractors/Api.ts"
+import { CrsApi } from "./Crs/Api.ts"
 import {
   HeadersTooLarge,
   InternalError,
@@ -76,6 +77,7 @@ export class Api extends HttpApi.make("payroll")
   .add(WebhooksApi)
   .add(AuditApi)
   .add(ExportsApi)
+  .add(CrsApi)
   // Answers any operation can give, whoever makes them: Node's HTTP parser (400, 408, 431), the body checks before
   // the router (400, 408, 413, 415), the database going away (503) and an unexpected failure (500).
   .addError(InvalidRequest)

@@ -109,11 +109,14 @@ export type ServerConfig = Config.Config.Success<typeof ServerConfig>
 
 export { DatabaseConfig }
 
+/** The network the service works on; the proving CRS it serves is checked against it too (Crs/Config.ts). */
+export const NetworkPassphrase = Config.string("NETWORK_PASSPHRASE").pipe(Config.withDefault(DEFAULT_PASSPHRASE))
+
 export const StellarConfig = Config.all({
   rpcUrl: httpUrl("STELLAR_RPC_URL", "https://soroban-testnet.stellar.org").pipe(
     Config.withDefault("https://soroban-testnet.stellar.org")
   ),
-  networkPassphrase: Config.string("NETWORK_PASSPHRASE").pipe(Config.withDefault(DEFAULT_PASSPHRASE)),
+  networkPassphrase: NetworkPassphrase,
   friendbotUrl: httpUrl("FRIENDBOT_URL", "https://friendbot.stellar.org").pipe(
     Config.withDefault("https://friendbot.stellar.org")
   ),

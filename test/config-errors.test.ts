@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type Config, ConfigProvider, Duration, Effect, Option, Redacted } from "effect"
 import fc from "fast-check"
-import { generateKeyPairSync } from "node:crypto"
+import { generateKeyPairSync, randomUUID } from "node:crypto"
+import { tmpdir } from "node:os"
+import * as Path from "node:path"
 import { AllConfig, AuthLimitsConfig, ChallengeLimitsConfig, DatabaseConfig, FundingConfig, PrivyConfig, ServerConfig } from "../src/Config.ts"
 import { EverySetting } from "../src/Server/Settings.ts"
 
@@ -54,7 +56,8 @@ describe("settings refused at start", () => {
           "AUDIT_CHECKPOINT_INTERVAL must be at least 1 second"
         ]
       ) expect(said).toContain(why)
-      const [, , audit] = yield* under({})(EverySetting)
+      // DATA_DIR elsewhere than ./.data, whose crs/ may hold a test CRS (npm run crs offline), refused on testnet.
+      const [, , audit] = yield* under({ DATA_DIR: Path.join(tmpdir(), `payroll-no-crs-${randomUUID()}`) })(EverySetting)
       expect(Duration.toHours(audit.checkpointInterval)).toBe(24)
     }))
 

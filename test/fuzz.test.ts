@@ -294,6 +294,8 @@ const ROUTES = (f: Fixture): ReadonlyArray<Route> => [
   { method: "GET", path: "/openapi.json", auth: false },
   { method: "GET", path: "/docs", auth: false },
   { method: "GET", path: "/.well-known/stellar.toml", auth: false },
+  { method: "GET", path: "/crs/bn254_g1.dat", auth: false },
+  { method: "GET", path: "/crs/bn254_g2.dat", auth: false },
   { method: "GET", path: "/auth/sep10/challenge", auth: false },
   { method: "POST", path: "/auth/sep10/verify", auth: false, shape: () => fc.record({ transaction: field(hostileString) }) },
   { method: "GET", path: "/auth", auth: false },

@@ -48,6 +48,8 @@ import { Contractors } from "../Contractors/Contractors.ts"
 import { Registrations } from "../Contractors/Directory.ts"
 import { InviteRepo } from "../Contractors/InviteRepo.ts"
 import { ContractorsHttpLive } from "../Contractors/Http.ts"
+import { CrsHttpLive } from "../Crs/Http.ts"
+import { ServedCrs } from "../Crs/ServedCrs.ts"
 import { FriendbotBootstrapLive } from "../Funding/Bootstrap.ts"
 import { Funding } from "../Funding/Funding.ts"
 import { FaucetRepo } from "../Funding/FaucetRepo.ts"
@@ -104,7 +106,8 @@ const HandlersLive = Layer.mergeAll(
   ArchiveHttpLive,
   WebhooksHttpLive,
   AuditHttpLive,
-  ExportsHttpLive
+  ExportsHttpLive,
+  CrsHttpLive
 )
 
 /** What reaches outside the process: the operational keys and Stellar (RPC and friendbot). */
@@ -172,7 +175,8 @@ export const servicesOn = (external: External) => {
     CheckpointSignerLive,
     ExportsRepo.Default,
     ControlRepo.Default,
-    Drain.Default
+    Drain.Default,
+    ServedCrs.Default
   )
   const Records = Layer.mergeAll(
     SubmissionRepo.Default,

@@ -58,6 +58,13 @@ export const transferData = (options: number | TransferDataOptions = {}): Uint8A
   return structVal({ payload: transferPayload(version), proof: xdr.ScVal.scvBytes(randomBytes(proofBytes)) }).toXDR()
 }
 
+/** XDR of 8af46e2c's `RegisterData { payload: RegisterPayload { pvk, y }, proof }` with random canonical keys. */
+export const registerData = (proofBytes = PROOF_BYTES): Uint8Array =>
+  structVal({
+    payload: structVal({ pvk: xdr.ScVal.scvBytes(canonicalBytes(64)), y: xdr.ScVal.scvBytes(canonicalBytes(64)) }),
+    proof: xdr.ScVal.scvBytes(randomBytes(proofBytes))
+  }).toXDR()
+
 /** A source-account authorization entry for `contract.fn(args)`, with no sub-invocations. */
 export const sourceAuthorization = (contract: string, fn: string, args: ReadonlyArray<xdr.ScVal>) =>
   new xdr.SorobanAuthorizationEntry({

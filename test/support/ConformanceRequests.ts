@@ -1,11 +1,11 @@
-import { Keypair } from "@stellar/stellar-sdk"
+import { Address, Keypair, xdr } from "@stellar/stellar-sdk"
 import { Effect } from "effect"
 import { generateKeyPair } from "jose"
 import { randomUUID } from "node:crypto"
 import { ok, type Recipe, type Refusal, refused, type ValidRequest } from "./ConformanceRecipe.ts"
 
 export type { ValidRequest } from "./ConformanceRecipe.ts"
-import { transferData } from "./ConfidentialData.ts"
+import { registerData, transferData } from "./ConfidentialData.ts"
 import { CONFIDENTIAL_TOKEN } from "./TestApp.ts"
 import { innerTransfer } from "./Transfer.ts"
 import { privyToken } from "./Privy.ts"
@@ -16,6 +16,19 @@ import { controlsRefusals, controlsRequests } from "./ConformanceControls.ts"
 const privyStranger = await generateKeyPair("ES256")
 
 const at = (request: Omit<ValidRequest, "expect">, expect = 200) => Effect.succeed(ok(request, expect))
+
+/**
+ * A wallet's own signed `register(account, 0, RegisterData)` (a stand-in proof: this token takes any well-formed one)
+ * and the wallet's session; the organization of `employerToken` adds the wallet as a contractor unless `known` is false.
+ */
+const registerRequest = (fx: Parameters<Recipe>[0], employerToken: string, known = true) =>
+  Effect.gen(function*() {
+    const wallet = Keypair.random()
+    fx.app.rpc.setAccount({ id: wallet.publicKey() })
+    if (known) yield* fx.setUp("POST", "/contractors", employerToken, { name: `Registering ${unique()}`, address: wallet.publicKey() })
+    const args = [Address.fromString(wallet.publicKey()).toScVal(), xdr.ScVal.scvU32(0), xdr.ScVal.scvBytes(Buffer.from(registerData()))]
+    return { token: yield* fx.session(wallet), signedXDR: innerTransfer(fx.app, wallet, { fn: "register", args, register: false }) }
+  })
 const unique = () => randomUUID().slice(0, 8)
 
 /**
@@ -88,6 +101,7 @@ export const validRequests: Readonly<Record<string, Recipe>> = {
       const { wallet } = yield* fx.paidContractor()
       return ok({ token: yield* fx.session(wallet), query: { limit: "10" } })
     }),
+  "POST /contractor/register": (fx, e) => Effect.map(registerRequest(fx, e.token), ({ token, signedXDR }) => ok({ token, json: { signedXDR } })),
   "GET /funding/vault": (fx) => Effect.map(fx.session(), (token) => ok({ token })),
   "POST /funding/faucet": (fx) => Effect.map(fx.session(), (token) => ok({ token, json: {} })),
   "POST /withdraw": (fx) => Effect.map(fx.session(), (token) => ok({ token }, 501)),
@@ -98,6 +112,10 @@ export const validRequests: Readonly<Record<string, Recipe>> = {
   "GET /exports/contractors.csv": (_, e) => at({ token: e.token }),
   "GET /exports/audit.csv": (_, e) => at({ token: e.token, query: { from: "2020-01-01T00:00:00.000Z" } }),
   "GET /statistics": (_, e) => at({ token: e.token, query: { from: "2020-01-01T00:00:00.000Z", to: "2100-01-01T00:00:00.000Z" } }),
+  // The suite's service runs on testnet with nothing in DATA_DIR/crs (a test CRS would stop it): no CRS installed.
+  // test/crs-routes.test.ts serves one, on a standalone network.
+  "GET /crs/bn254_g1.dat": () => at({}, 404),
+  "GET /crs/bn254_g2.dat": () => at({}, 404),
   ...archiveRequests,
   ...webhookRequests,
   ...controlsRequests
@@ -141,6 +159,9 @@ export const refusedRequests: Readonly<Record<string, Refusal>> = {
       ["not confidential_transfer", ok({ token, json: { signedXDR: innerTransfer(fx.app, wallet, { fn: "transfer" }) } }, 422)],
       ["not a transaction envelope", ok({ token, json: { signedXDR: "AAAA" } }, 400)]
     ] as const),
+  "POST /contractor/register": (fx, e) =>
+    Effect.map(registerRequest(fx, e.token, false), ({ token, signedXDR }) =>
+      refused("an address no organization has as a contractor", ok({ token, json: { signedXDR } }, 403))),
   "POST /transfers/prepare": (fx) =>
     Effect.map(fx.payer(), ({ token }) => [
       ["recipient not registered with the token", ok({ token, json: { to: Keypair.random().publicKey(), data: "AAAA" } }, 422)]

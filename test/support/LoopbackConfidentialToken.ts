@@ -127,7 +127,7 @@ export interface LoopbackConfidentialTokenOptions {
    * Verifies proofs for real (8af46e2c only): `register`, `deposit`, `merge`, `withdraw` and `confidential_transfer`
    * run as storage.rs has them — commitments kept and added on Grumpkin, the public inputs assembled in its order and
    * verified with bb.js — and the underlying asset's balances are kept here (`mintUnderlying`). Without it, any
-   * well-formed proof is accepted and only `confidential_transfer` and `confidential_balance` are emulated.
+   * well-formed proof is accepted and only `register`, `confidential_transfer` and `confidential_balance` are emulated.
    */
   readonly verifier?: LoopbackProofVerifier
 }
@@ -303,8 +303,8 @@ export class LoopbackConfidentialToken {
     }
     table.set("confidential_balance", (args, ctx) => this.#confidentialBalance(args, ctx))
     table.set("confidential_transfer", (args, ctx) => this.#confidentialTransfer(args, ctx))
+    if (this.#version === "8af46e2c") table.set("register", (args, ctx) => this.#registerCall(args, ctx))
     if (this.#verifier !== undefined && this.#version === "8af46e2c") {
-      table.set("register", (args, ctx) => this.#registerCall(args, ctx))
       table.set("deposit", (args, ctx) => this.#deposit(args, ctx))
       table.set("merge", (args, ctx) => this.#merge(args, ctx))
       table.set("withdraw", (args, ctx) => this.#withdraw(args, ctx))
@@ -487,7 +487,9 @@ export class LoopbackConfidentialToken {
     this.#auditorKey(auditorId, ctx)
     const y = payload.get("y")!
     const pvk = payload.get("pvk")!
-    this.#verify("register", () => registerInputs({ y, pvk, addrF: contractField(this.contractId), acctF: accountField(account) }), proof)
+    if (this.#verifier !== undefined) {
+      this.#verify("register", () => registerInputs({ y, pvk, addrF: contractField(this.contractId), acctF: accountField(account) }), proof)
+    }
     if (this.account(account, ctx.asOf) !== undefined) throw contractError(this.contractId, ConfidentialTokenError.AccountAlreadyRegistered)
     if (ctx.phase === "apply") {
       this.#write(account, {

@@ -94,6 +94,12 @@ export const openWallet = (options: WalletOptions) =>
           const proof = yield* prove("register", witness.inputs, witness.publicInputs)
           return encodeData({ ...witness.payload }, proof.proof)
         }),
+      /**
+       * Rebuilds the openings from the account's events alone, from `start` (default: its registration), dropping
+       * every pending spend: what to do after a StateMismatch, or when the local state is lost.
+       */
+      rebuild: (events: ReadonlyArray<ReplayEvent>, start: WalletState = emptyState(account, contract)) =>
+        save(applyEvents({ ...start, pending: [] }, events, decryptor)),
       /** Applies the account's events (any order, duplicates allowed) and keeps the result sealed. */
       sync: (events: ReadonlyArray<ReplayEvent>) => save(applyEvents(state, events, decryptor)),
       /** Both balances, once the openings are checked against the chain (StateMismatch: sync again from events). */

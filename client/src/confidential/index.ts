@@ -1,0 +1,102 @@
+// The confidential-token client as a package entry (`@confidential-payroll/client/confidential`): what a company or a
+// contractor needs to hold confidential keys, prove and pay, in Node and in a browser. Browser-safe: nothing this
+// file imports, directly or not, imports node:* (proving/CrsFiles.ts and state/FileStore.ts are Node's, in node.ts).
+// docs/confidential-client.md describes the pieces; the low-level crypto and the witness builders stay internal.
+
+// The wallet: one account's keys, openings and proofs.
+export { type Balances, type ConfidentialWallet, openWallet, type WalletOptions } from "./ConfidentialWallet.ts"
+
+// Keys (OZ SDK.md §5): from a wallet's signature (SEP-53 signMessage), a raw 32-byte root, or an imported sk.
+export {
+  KEY_LABEL,
+  keysFromRawRoot,
+  keysFromSigner,
+  keysFromSk,
+  type MessageSigner,
+  rootMessage,
+  type SignedMessage,
+  type SignerRootOptions
+} from "./crypto/KeyDerivation.ts"
+export { ConfidentialKeys } from "./crypto/Keys.ts"
+
+// The chain: where the token lives, reads by simulation, and the calls a wallet signs.
+export { CIRCUIT_TYPE, isStandalone, type TokenDeployment } from "./chain/Deployment.ts"
+export { ChainReader, type OnChainAccount, SimulationRefusedError } from "./chain/ChainReader.ts"
+export { callArguments, encodeData, prepareCall, type TokenCall } from "./chain/Calls.ts"
+// The Stellar SDK the calls above take and give (an rpc.Server, a Transaction a Keypair signs), re-exported so a
+// caller uses the very copy the client does.
+export { Keypair, rpc, type Transaction } from "@stellar/stellar-sdk"
+
+// Proving: the pinned circuits, the prover (bb.js), the CRS and its checks, the deployment's verification keys.
+export { makeKeyCheck, type OperationCircuit, type ProvingSetup } from "./Circuits.ts"
+export {
+  CIRCUITS,
+  type CircuitArtifact,
+  type CircuitName,
+  type LoadedCircuit,
+  loadCircuit,
+  type Manifest,
+  type ManifestCircuit
+} from "./proving/Artifacts.ts"
+export { type BbModule, makeProver, PROOF_BYTES, type Proof, type Prover, type ProverOptions } from "./proving/Prover.ts"
+export {
+  type CheckedCrs,
+  checkCrs,
+  CRS_DIR_VARIABLE,
+  type CrsBytes,
+  fetchCrs,
+  IGNITION_G1_SHA256,
+  IGNITION_G2_SHA256,
+  IGNITION_POINTS,
+  PUBLIC_NETWORKS
+} from "./proving/Crs.ts"
+export { generateTestCrs, TEST_CRS_LABEL } from "./proving/TestCrs.ts"
+export {
+  decodeBinaryVk,
+  decodeFieldsVk,
+  toBinaryVk,
+  toFieldsVk,
+  type VerificationKey,
+  vkDifference,
+  VK_BINARY_BYTES
+} from "./proving/VerificationKey.ts"
+
+// Wallet state: the openings (redacted when printed), sealed at rest in a store the caller chooses.
+export { type Cursor, Opening, type Pending, type WalletState } from "./state/Opening.ts"
+export { MemoryStore, type WalletStore, walletStateKey } from "./state/Store.ts"
+export { globalIndexedDb, type IdbFactory, IndexedDbStore } from "./state/IndexedDbStore.ts"
+export { makeSealer, type Sealer, WALLET_STATE_DOMAIN } from "./state/SealedState.ts"
+
+// The service's archive, replayed: an account's events (all, or since a recovery checkpoint) for `wallet.sync`.
+export {
+  type ArchivedEvent,
+  type ArchivedHistory,
+  decodeArchiveEvent,
+  fetchAccountEvents,
+  fetchRecoveryWindow
+} from "./state/ArchiveEvents.ts"
+export { orderEvents, type ReplayEvent, type TransferCiphertext } from "./state/Replay.ts"
+
+// Every typed failure, each a `Data.TaggedError` (an Error with a `_tag`).
+export {
+  CrsMissing,
+  DecryptionFailed,
+  InvalidEncoding,
+  InvalidWitness,
+  KeyDerivationFailed,
+  type KeyDerivationProblem,
+  ProofFailed,
+  SignerNotDeterministic,
+  StateMismatch,
+  VersionMismatch,
+  type WitnessProblem
+} from "./Errors.ts"
+export { ChainUnavailable } from "./chain/ChainErrors.ts"
+export { CrsRefused } from "./proving/ProvingErrors.ts"
+export {
+  ArchiveEventInvalid,
+  type Balance,
+  SealedStateInvalid,
+  type SealedStateProblem,
+  UnspendableBlinding
+} from "./state/StateErrors.ts"
