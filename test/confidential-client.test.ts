@@ -63,7 +63,8 @@ const alterField = (data: Uint8Array, name: string) => {
 
 const sequenceOf = (app: TestAppShape, account: string) => (app.rpc.account(account)?.sequence ?? 0n).toString()
 
-layer(ProvingApp, { timeout: "120 seconds" })("the confidential client with real proofs", (it) => {
+// The layer's timeout covers building it (the test CRS, made once, and the verifier's keys); each test has its own.
+layer(ProvingApp, { timeout: "300 seconds" })("the confidential client with real proofs", (it) => {
   it.effect("registers, deposits, merges, pays two chained transfers, decrypts them, withdraws", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
@@ -160,7 +161,7 @@ layer(ProvingApp, { timeout: "120 seconds" })("the confidential client with real
       expect(yield* signAndSend(server, withdraw, contractorKey)).toBe("SUCCESS")
       expect(tokenOf(app).underlyingBalance(contractorKey.publicKey())).toBe(100n)
       expect(yield* syncUntil(app, contractor, (b) => b.spendable === 300n)).toEqual({ spendable: 300n, receiving: 0n })
-    }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer)))
+    }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer)), 300_000)
 
   it.effect("refuses to prove when the deployment's verification key is not the artifact's (VersionMismatch)", () =>
     Effect.gen(function*() {
@@ -174,5 +175,5 @@ layer(ProvingApp, { timeout: "120 seconds" })("the confidential client with real
       const refused = yield* makeKeyCheck(setup, swapped)("register").pipe(Effect.flip)
       expect(refused._tag).toBe("VersionMismatch")
       expect(refused.message).toContain("8af46e2c")
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped), 120_000)
 })

@@ -19,6 +19,7 @@ describe("npm run demo", () => {
       const exited = new Promise<number | null>((resolve) => demo.once("exit", resolve))
       try {
         await waitUntil("the payroll to start", () => output.includes("Running the payroll") || demo.exitCode !== null, 240_000)
+        expect(demo.exitCode, `the demo ended before its payroll:\n${output}`).toBeNull()
         const [, pid, dataDir] = /\(pid (\d+), DATA_DIR (.+)\)/.exec(output) ?? []
         expect(dataDir, output).toBeDefined()
         const postmaster = Number((await readFile(Path.join(dataDir!, "pg", "postmaster.pid"), "utf8")).split("\n")[0])

@@ -100,3 +100,15 @@ export {
   type SealedStateProblem,
   UnspendableBlinding
 } from "./state/StateErrors.ts"
+
+// The prover in a Web Worker, for pages (the worker's bundle: npm run build:prover; nothing here loads bb.js).
+export {
+  type ProgressEvent,
+  type ProverClient,
+  type ProverClientOptions,
+  type ProverError,
+  ProverStopped,
+  startProver,
+  type WorkerLike
+} from "./browser/ProverClient.ts"
+export type { ProverSetup, Source } from "./browser/ProverProtocol.ts"

@@ -25,6 +25,12 @@ export interface ProverOptions {
   readonly threads?: number
   /** A page supplies bb.js itself when its bundler must own the worker URLs (OZ SDK.md §8.3). */
   readonly loadBb?: () => Promise<BbModule>
+  /**
+   * Browser only: where bb.js 0.87's browser build fetches its wasm (`…/barretenberg.wasm.gz`; it swaps in
+   * `barretenberg-threads.wasm.gz` when the page is cross-origin isolated). Without it the build imports a chunk with
+   * the wasm inlined as base64. Node's build reads its own file and ignores it.
+   */
+  readonly wasmPath?: string
 }
 
 export interface Proof {
@@ -38,6 +44,8 @@ export interface Prover {
   /** The compressed witness stack noir_js produces: fails when the circuit rejects the inputs. */
   readonly execute: (circuit: LoadedCircuit, inputs: InputMap) => Effect.Effect<Uint8Array, ProofFailed>
   readonly prove: (circuit: LoadedCircuit, inputs: InputMap) => Effect.Effect<Proof, ProofFailed | CrsMissing>
+  /** `prove` after `execute`: the compressed witness stack `execute` gave (a caller that reports the two steps apart). */
+  readonly proveWitness: (circuit: LoadedCircuit, witness: Uint8Array) => Effect.Effect<Proof, ProofFailed | CrsMissing>
   readonly verify: (circuit: LoadedCircuit, proof: Proof) => Effect.Effect<boolean, ProofFailed | CrsMissing>
   /** bb's binary key (VK_BINARY_BYTES), keccak flavour, as the Soroban verifier stores it. */
   readonly verificationKey: (circuit: LoadedCircuit) => Effect.Effect<Uint8Array, ProofFailed | CrsMissing>
@@ -63,7 +71,10 @@ export const makeProver = (options: ProverOptions): Effect.Effect<Prover, ProofF
     const failed = (circuit: string, what: string) => () => new ProofFailed({ circuit, message: `bb.js could not ${what}` })
     const bb = yield* Effect.tryPromise({ try: () => (options.loadBb ?? (() => import("@aztec/bb.js")))(), catch: failed("*", "load") })
     const api = yield* Effect.acquireRelease(
-      Effect.tryPromise({ try: () => bb.Barretenberg.new({ threads: options.threads ?? 1 }), catch: failed("*", "start") }),
+      Effect.tryPromise({
+        try: () => bb.Barretenberg.new({ threads: options.threads ?? 1, ...(options.wasmPath === undefined ? {} : { wasmPath: options.wasmPath }) }),
+        catch: failed("*", "start")
+      }),
       (api) => Effect.promise(() => api.destroy())
     )
     yield* Effect.tryPromise({
@@ -106,18 +117,21 @@ export const makeProver = (options: ProverOptions): Effect.Effect<Prover, ProofF
         catch: (error) => rejection(circuit, error)
       }).pipe(Effect.withSpan("Confidential.execute", { attributes: { circuit: circuit.name } }))
 
-    const prove = (circuit: LoadedCircuit, inputs: InputMap) =>
+    const proveWitness = (circuit: LoadedCircuit, compressed: Uint8Array) =>
       Effect.gen(function* () {
         const vk = yield* verificationKey(circuit)
         const publicBytes = (parseBinaryVk(vk).numPublicInputs - PAIRING_POINTS) * 32
-        const witness = yield* Effect.flatMap(execute(circuit, inputs), (compressed) =>
-          Effect.tryPromise({ try: () => gunzip(compressed), catch: failed(circuit.name, "read the witness") })
-        )
+        const witness = yield* Effect.tryPromise({ try: () => gunzip(compressed), catch: failed(circuit.name, "read the witness") })
         const both = yield* call(circuit, "prove", () => api.acirProveUltraKeccakHonk(circuit.acir, witness))
         const proof = both.slice(publicBytes)
         if (proof.length !== PROOF_BYTES) return yield* failed(circuit.name, `make a ${PROOF_BYTES}-byte proof (got ${proof.length})`)()
         return { proof, publicInputs: both.slice(0, publicBytes) } satisfies Proof
-      }).pipe(Effect.withSpan("Confidential.prove", { attributes: { circuit: circuit.name } }))
+      })
+
+    const prove = (circuit: LoadedCircuit, inputs: InputMap) =>
+      Effect.flatMap(execute(circuit, inputs), (witness) => proveWitness(circuit, witness)).pipe(
+        Effect.withSpan("Confidential.prove", { attributes: { circuit: circuit.name } })
+      )
 
     const verify = (circuit: LoadedCircuit, proof: Proof) =>
       Effect.gen(function* () {
@@ -125,5 +139,5 @@ export const makeProver = (options: ProverOptions): Effect.Effect<Prover, ProofF
         return yield* call(circuit, "verify", () => api.acirVerifyUltraKeccakHonk(concat(proof.publicInputs, proof.proof), new bb.RawBuffer(vk)))
       }).pipe(Effect.withSpan("Confidential.verify", { attributes: { circuit: circuit.name } }))
 
-    return { execute, prove, verify, verificationKey } satisfies Prover
+    return { execute, prove, proveWitness, verify, verificationKey } satisfies Prover
   })
