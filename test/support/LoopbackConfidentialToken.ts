@@ -10,11 +10,17 @@
 // Emulated: `confidential_balance` and `confidential_transfer` (decoding that version's `TransferData`, gating both
 // parties through the compliance hooks once compliance is configured, looking up both auditors' keys, and
 // publishing that version's `Transfer` event as `#[contractevent]` encodes it: see ConfidentialEvents.ts);
-// `register` through the loopback's `registerConfidential` (and `registerConfidentialWithEvent`, which publishes the
-// `Register` event); the deployment's compliance admin calls (`set_compliance_config`, `freeze`, `unfreeze`) and the
-// auditor registry's keys through this class's methods. Not emulated, so they fail loudly: the other trait
-// functions; compliance policies and the SAC passthrough; in `confidential_transfer`, the canonical-encoding check
-// (3514) and the proof verification (3506) — any well-formed proof is accepted.
+// `register` (8af46e2c's `RegisterData`), and through the loopback's `registerConfidential` (and
+// `registerConfidentialWithEvent`, which publishes the `Register` event); the deployment's compliance admin calls
+// (`set_compliance_config`, `freeze`, `unfreeze`) and the auditor registry's keys through this class's methods.
+//
+// Proving mode (the `verifier` option, 8af46e2c): `register`, `deposit`, `merge`, `withdraw` and
+// `confidential_transfer` run as storage.rs has them — the commitments kept and added on Grumpkin, the public inputs
+// assembled in its order and checked canonical (3514, LoopbackPublicInputs.ts), every proof verified with bb.js
+// against the verification key of the project's circuit (3506 InvalidProof), the auditor and verifier registries
+// served (`get_key`, `get_verification_key`) and the underlying asset's balances kept here. Without it, any
+// well-formed proof is accepted and the commitments are stand-ins (suites about the service, not the proof).
+// Not emulated, so they fail loudly: the other trait functions; compliance policies and the SAC passthrough.
 import { Address, scValToNative, StrKey, xdr } from "@stellar/stellar-sdk"
 import { createHash } from "node:crypto"
 import { canonicalBytes, structVal } from "./ConfidentialData.ts"
