@@ -88,6 +88,20 @@ layer(TestAppLive())("contractor directory", (it) => {
       expect(ready).toMatchObject({ status: "ready", pvk: Option.some(pvk), auditorId: Option.some(7) })
     }))
 
+  it.effect("checks racing one another (and the archive's reaction) all answer ready, none the status read before", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const { token } = yield* employer(app)
+      const wallet = Keypair.random().publicKey()
+      const created = yield* create(token, { name: "Raced", address: address(wallet) })
+      expect(created.status).toBe("invited")
+      yield* registration(wallet)
+      const client = yield* api(app, token)
+      // Each reads `invited`; one conditional update wins, the others must answer the row as it is now.
+      const answers = yield* Effect.all(Array.from({ length: 8 }, () => client.contractors.check({ path: { id: created.id } })), { concurrency: "unbounded" })
+      expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 8 }, () => "ready"))
+    }))
+
   it.effect("every field is validated", () =>
     Effect.gen(function*() {
       const { token } = yield* employer(yield* TestApp)

@@ -218,7 +218,9 @@ export class Contractors extends Effect.Service<Contractors>()("Contractors/Cont
       if (Option.isNone(registered)) return current
       const updated = yield* updateAnnounced(actor.audit, orgId, id, { status: "ready", ...registeredColumns(registered) }, yield* now, current.status)
         .pipe(orUnavailable)
-      return Option.getOrElse(updated, () => current)
+      // Nothing updated: it moved meanwhile (the archive's reaction to the same `register` event makes it ready too),
+      // so it is answered as it is now, never as it was read before.
+      return Option.isSome(updated) ? updated.value : yield* find(orgId, id)
     })
 
     /**
