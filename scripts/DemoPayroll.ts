@@ -1,4 +1,4 @@
-import { Keypair, TransactionBuilder } from "@stellar/stellar-sdk"
+import { type Keypair, TransactionBuilder } from "@stellar/stellar-sdk"
 import { Console, Duration, Effect, Schedule } from "effect"
 import { SignedChallenge } from "../src/Auth/Api.ts"
 import { makeClient } from "../client/src/Client.ts"
@@ -9,24 +9,26 @@ import type { Batch } from "../src/Domain/Batch.ts"
 import { CreateOrg } from "../src/Domain/Session.ts"
 import { StellarAddress } from "../src/Domain/Stellar.ts"
 import { runSignedPayroll } from "../client/src/PayrollClient.ts"
-import type { LoopbackRpc } from "../test/support/LoopbackRpc.ts"
-import { demoWallet, sendCall, signedCall, syncUntil } from "./DemoWallets.ts"
+import { amountText as usdc, type DemoNetwork, sendCall, signedCall, UNIT } from "./DemoNetwork.ts"
+import { demoWallet, syncUntil } from "./DemoWallets.ts"
 import { progressBar } from "./ProgressBar.ts"
 import { DemoFailure, step } from "./Step.ts"
 
 /** Amounts in the token's units: USDC has 7 decimals. */
-const UNIT = 10_000_000n
-const CONTRACTORS = [
+export const CONTRACTORS = [
   { name: "Ada Lovelace", email: "ada@example.com", rate: "4500", amount: 4_500n * UNIT },
   { name: "Grace Hopper", email: "grace@example.com", rate: "4200", amount: 4_200n * UNIT },
   { name: "Alan Turing", email: "alan@example.com", rate: "3900", amount: 3_950n * UNIT },
   { name: "Katherine Johnson", email: "katherine@example.com", rate: "4100", amount: 4_100n * UNIT },
   { name: "Edsger Dijkstra", email: "edsger@example.com", rate: "3800", amount: 3_725n * UNIT + 5_000_000n }
 ] as const
-const TOTAL = CONTRACTORS.reduce((sum, c) => sum + c.amount, 0n)
+type Person = { readonly name: string; readonly email: string; readonly rate: string; readonly amount: bigint }
+
+/** The five contractors, paid what the network says (small amounts on a real network), else the demo's own amounts. */
+export const contractorsOn = (network: DemoNetwork): ReadonlyArray<Person> =>
+  CONTRACTORS.map((c, i) => ({ ...c, amount: network.amounts?.[i] ?? c.amount }))
 
 const short = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`
-const usdc = (amount: bigint) => `${amount / UNIT}.${(amount % UNIT).toString().padStart(7, "0")}`
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 
 /** SEP-10 as a wallet does it: fetch the challenge, sign it with the wallet's key, trade it for a session. */
@@ -48,17 +50,15 @@ const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
  * the token — keys from their wallet's signature, a register proof — and the service sponsors it
  * (POST /contractor/register), so they need no XLM; the employer checks the directory, which finds them `ready`.
  */
-const addContractor = (url: string, ledger: LoopbackRpc, token: string, setup: ProvingSetup, session: string, person: (typeof CONTRACTORS)[number]) =>
+const addContractor = (url: string, network: DemoNetwork, setup: ProvingSetup, session: string, person: Person, key: Keypair) =>
   Effect.gen(function*() {
     const client = yield* makeClient(url, session)
-    const key = Keypair.random()
-    ledger.setAccount({ id: key.publicKey(), balance: 0n })
     const added = yield* client.contractors.create({
       payload: { name: person.name, email: person.email, address: StellarAddress.make(key.publicKey()), rate: { amount: person.rate, currency: "USDC" } }
     })
-    const wallet = yield* demoWallet(ledger, token, setup, key)
+    const wallet = yield* demoWallet(network, setup, key)
     const [data, ms] = yield* timed(wallet.proveRegister())
-    const signed = yield* signedCall(ledger, token, key, { fn: "register", account: key.publicKey(), auditorId: 0, data })
+    const signed = yield* signedCall(network, key, { fn: "register", account: key.publicKey(), auditorId: 0, data })
     const own = yield* makeClient(url, yield* signIn(url, key))
     yield* own.contractorPortal.register({ payload: { signedXDR: signed.toXDR() } })
     const contractor = yield* client.contractors.check({ path: { id: added.id } })
@@ -75,30 +75,38 @@ const untilCompleted = Schedule.recurUntil((batch: Batch) => batch.status === "c
 
 /**
  * The scripted employer and contractors, each with the confidential client: the employer signs in (SEP-10), creates
- * the organization, registers its wallet with the token (a register proof), deposits the payroll's total and merges
- * it; five contractors register (proven by them, sponsored by the service); a batch pays each, every payout a
- * `confidential_transfer` proven on the previous one's new balance and run through `runSignedPayroll` (prepared by
- * the service, signed by the wallet); each contractor then decrypts what they received from the chain's events,
- * read back through the service's archive. Returns the session, the completed batch and the transfers' hashes.
+ * the organization, registers its wallet with the token (a register proof), gets the payroll's total into its
+ * confidential balance (the network's `fundEmployer`: on the loopback it deposits it itself, on a network the funder
+ * deposits it) and merges it; five contractors register (proven by them, sponsored by the service); a batch pays each,
+ * every payout a `confidential_transfer` proven on the previous one's new balance and run through `runSignedPayroll`
+ * (prepared by the service, signed by the wallet); each contractor then decrypts what they received from the chain's
+ * events, read back through the service's archive. The accounts exist already (`network.createAccounts`). Returns
+ * the session, the completed batch and the transfers' hashes.
  */
-export const demoPayroll = (url: string, ledger: LoopbackRpc, token: string, setup: ProvingSetup) =>
+export const demoPayroll = (
+  url: string,
+  network: DemoNetwork,
+  setup: ProvingSetup,
+  accounts: { readonly employer: Keypair; readonly contractors: ReadonlyArray<Keypair> }
+) =>
   Effect.gen(function*() {
-    const key = Keypair.random()
-    ledger.setAccount({ id: key.publicKey() })
-    ledger.deployConfidentialToken(token).mintUnderlying(key.publicKey(), TOTAL)
+    const key = accounts.employer
+    const token = network.deployment.contract
+    const people = contractorsOn(network)
+    const TOTAL = people.reduce((sum, c) => sum + c.amount, 0n)
     const session = yield* step(`Signing in with a new wallet ${short(key.publicKey())} (SEP-10)`, signIn(url, key))
     const client = yield* makeClient(url, session)
     const org = yield* step("Creating the organization", client.account.createOrg({ payload: new CreateOrg({ name: "Acme Demo Co" }) }))
     yield* Console.log(`  ${org.name} (${org.id})`)
 
     const employer: ConfidentialWallet = yield* step(
-      `Registering the employer's wallet with the token, depositing ${usdc(TOTAL)} USDC and merging it`,
+      `Registering the employer's wallet with the token, ${network.fundingTitle(usdc(TOTAL))}`,
       Effect.gen(function*() {
-        const wallet = yield* demoWallet(ledger, token, setup, key)
+        const wallet = yield* demoWallet(network, setup, key)
         const [data, ms] = yield* timed(wallet.proveRegister())
-        yield* sendCall(ledger, token, key, { fn: "register", account: key.publicKey(), auditorId: 0, data })
-        yield* sendCall(ledger, token, key, { fn: "deposit", from: key.publicKey(), to: key.publicKey(), amount: TOTAL })
-        yield* sendCall(ledger, token, key, { fn: "merge", account: key.publicKey() })
+        yield* sendCall(network, key, { fn: "register", account: key.publicKey(), auditorId: 0, data })
+        yield* network.fundEmployer(key, TOTAL)
+        yield* sendCall(network, key, { fn: "merge", account: key.publicKey() })
         const balances = yield* syncUntil(url, token, wallet, (b) => b.spendable === TOTAL)
         yield* Console.log(`  register proven in ${seconds(ms)}; confidential balance ${usdc(balances.spendable)} USDC, decrypted from the chain`)
         return wallet
@@ -106,7 +114,7 @@ export const demoPayroll = (url: string, ledger: LoopbackRpc, token: string, set
     )
     const contractors = yield* step(
       "Adding 5 contractors (each registers with the token from their own wallet, sponsored by the service)",
-      Effect.forEach(CONTRACTORS, (person) => addContractor(url, ledger, token, setup, session, person))
+      Effect.forEach(people, (person, i) => addContractor(url, network, setup, session, person, accounts.contractors[i]!))
     )
     const batch = yield* step("Creating the batch with 5 payouts and locking it", Effect.gen(function*() {
       const { id } = yield* client.batches.create({ payload: { name: "Demo payroll" } })
@@ -128,7 +136,7 @@ export const demoPayroll = (url: string, ledger: LoopbackRpc, token: string, set
       `Running the payroll: ${transfers.length} proven transfers, each prepared by the service, signed by the wallet, sponsored (runSignedPayroll)`,
       runSignedPayroll(url, session, transfers, {
         sign: (prepared) => {
-          const tx = TransactionBuilder.fromXDR(prepared.xdr, ledger.networkPassphrase)
+          const tx = TransactionBuilder.fromXDR(prepared.xdr, network.networkPassphrase)
           tx.sign(key)
           return tx.toXDR()
         },

@@ -6,18 +6,21 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { LoopbackRpc } from "../test/support/LoopbackRpc.ts"
+import type { DemoNetwork } from "./DemoNetwork.ts"
 import { stopService } from "./StopService.ts"
-import { TEST_CRS_DIR } from "../test/support/ConfidentialProving.ts"
 
 const ROOT = join(import.meta.dirname, "..")
 const KEPT_OUTPUT = 64 * 1024
 
-/** Settings of the service that the caller's environment must not change for the demo. */
+/**
+ * Settings of the service that the caller's environment must not change for the demo (the network's own are set from
+ * DemoNetwork's `serviceEnv`), and the demo's funder secret, which the service has no business seeing.
+ */
 const OVERRIDDEN = [
   "DATABASE_URL", "PUBLIC_URL", "NODE_ENV", "HOME_DOMAIN", "WEB_AUTH_DOMAIN", "CHANNEL_SECRETS", "USDC_CONTRACT",
   "VAULT_CONTRACT", "SPONSOR_ALLOWED_CONTRACTS", "SPONSOR_QUOTA", "OTEL_EXPORTER_OTLP_ENDPOINT",
-  "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "PRIVY_APP_ID", "CORS_ORIGINS", "TRUSTED_PROXIES", "LOG_LEVEL"
+  "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "PRIVY_APP_ID", "CORS_ORIGINS", "TRUSTED_PROXIES", "LOG_LEVEL", "FRIENDBOT_URL",
+  "EVENTS_START_LEDGER", "DEMO_FUNDER_SECRET"
 ]
 
 export class ServiceFailed extends Data.TaggedError("ServiceFailed")<{ readonly message: string }> {}
@@ -47,20 +50,18 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /**
  * The real service, `node src/Server/main.ts` as `npm start` runs it, in a process group of its own (a Ctrl-C reaches only
  * the demo, which stops it in order), on a free port, with its embedded database in a fresh temporary DATA_DIR and
- * the loopback ledger as its Stellar RPC and friendbot. Ready once `/health/live` answers. Closing the scope stops
- * it and removes the directory.
+ * the network's settings (the loopback ledger as its Stellar RPC and friendbot; on a network, its RPC and
+ * EVENTS_START_LEDGER), `keys.sponsor` paying its fee-bumps (SPONSOR_SECRET: its account exists already) and
+ * `keys.faucet` as its FAUCET_SECRET (which the demo never asks for anything). Ready once `/health/live` answers.
+ * Closing the scope stops it and removes the directory.
  */
-export const demoService = (ledger: LoopbackRpc, token: string) =>
+export const demoService = (network: DemoNetwork, keys: { readonly sponsor: Keypair; readonly faucet: Keypair }) =>
   Effect.gen(function*() {
     const dataDir = yield* Effect.acquireRelease(
       Effect.promise(() => mkdtemp(join(tmpdir(), "payroll-demo-"))),
       (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
     )
     const port = yield* Effect.promise(freePort)
-    const sponsor = Keypair.random()
-    const faucet = Keypair.random()
-    ledger.setAccount({ id: sponsor.publicKey() })
-    ledger.setAccount({ id: faucet.publicKey() })
     const inherited = { ...process.env }
     for (const name of OVERRIDDEN) delete inherited[name]
     const env = {
@@ -68,15 +69,11 @@ export const demoService = (ledger: LoopbackRpc, token: string) =>
       PORT: String(port),
       HOST: "127.0.0.1",
       DATA_DIR: dataDir,
-      STELLAR_RPC_URL: ledger.url,
-      FRIENDBOT_URL: ledger.url,
-      NETWORK_PASSPHRASE: ledger.networkPassphrase,
-      CONFIDENTIAL_TOKEN_CONTRACT: token,
+      ...network.serviceEnv,
       JWT_SECRET: randomBytes(32).toString("base64url"),
       SEP10_SIGNING_SECRET: Keypair.random().secret(),
-      SPONSOR_SECRET: sponsor.secret(),
-      FAUCET_SECRET: faucet.secret(),
-      CRS_DIR: TEST_CRS_DIR,
+      SPONSOR_SECRET: keys.sponsor.secret(),
+      FAUCET_SECRET: keys.faucet.secret(),
       ARCHIVE_POLL_INTERVAL: "250 millis",
       LOG_FORMAT: "logfmt",
       RECONCILE_INTERVAL: "1 second",

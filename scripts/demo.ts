@@ -3,19 +3,28 @@
 // through the typed client. Everything it starts is stopped and removed when it ends, Ctrl-C included.
 //   npm run demo              runs it and stops
 //   npm run demo -- --keep    leaves the service and the ledger running until Ctrl-C, to look around
+// With DEMO_FUNDER_SECRET (and STELLAR_RPC_URL, NETWORK_PASSPHRASE, CONFIDENTIAL_TOKEN_CONTRACT,
+// CONFIDENTIAL_AUDITOR_CONTRACT, CONFIDENTIAL_VERIFIER_CONTRACT, CRS_DIR) it runs the same on that network instead,
+// starting no ledger of its own, the funder creating its accounts and funding the employer: the testnet smoke test.
 import { FetchHttpClient } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
+import { Keypair } from "@stellar/stellar-sdk"
 import { Cause, Console, Effect, Exit, Schema } from "effect"
 import { Batch } from "../src/Domain/Batch.ts"
-import { DEMO_TOKEN, demoLedger } from "./DemoLedger.ts"
+import { type DemoAccount, demoMode, externalNetwork, loopbackNetwork } from "./DemoNetwork.ts"
 import { type DemoService, demoService } from "./DemoService.ts"
-import { demoPayroll } from "./DemoPayroll.ts"
+import { CONTRACTORS, demoPayroll } from "./DemoPayroll.ts"
 import { DemoFailure, explain, step } from "./Step.ts"
-import { provingSetup } from "../test/support/ConfidentialProving.ts"
 
 const LEDGER_MS = 1_000
 const keep = process.argv.includes("--keep")
 let finished = false
+
+const mode = demoMode(process.env)
+if (mode.mode === "refused") {
+  console.error(mode.line)
+  process.exit(1)
+}
 
 /** The end of what the service logged, when the payroll went wrong, and whether it is still running. */
 const serviceLog = (service: DemoService) => {
@@ -24,26 +33,41 @@ const serviceLog = (service: DemoService) => {
   return `\nThe service's last log lines:\n${lines}${ended === undefined ? "" : `\nThe service has ended (${ended}).`}`
 }
 
+/** On the loopback, five minutes is generous; a real network's ledgers (~5 s each, ~15 transactions) take longer. */
+const PAYROLL_MINUTES = mode.mode === "network" ? 10 : 5
+
 const demo = Effect.gen(function*() {
   const started = Date.now()
-  const ledger = yield* step(
-    `Starting the loopback Stellar ledger (a ledger every ${LEDGER_MS / 1000} s, the confidential token at ${DEMO_TOKEN} verifying proofs with bb.js)`,
-    demoLedger(LEDGER_MS)
-  )
+  const network = yield* (mode.mode === "network" ? externalNetwork(mode.settings) : loopbackNetwork(LEDGER_MS))
+  const keys = {
+    employer: Keypair.random(),
+    sponsor: Keypair.random(),
+    faucet: Keypair.random(),
+    contractors: CONTRACTORS.map(() => Keypair.random())
+  }
+  const balances = network.startingBalances
+  const accounts: Array<DemoAccount> = [
+    { role: "employer", account: keys.employer.publicKey(), startingBalance: balances.employer },
+    { role: "sponsor", account: keys.sponsor.publicKey(), startingBalance: balances.sponsor },
+    ...(balances.faucet === undefined ? [] : [{ role: "faucet", account: keys.faucet.publicKey(), startingBalance: balances.faucet }]),
+    ...CONTRACTORS.map((c, i) => ({ role: c.name, account: keys.contractors[i]!.publicKey(), startingBalance: balances.contractor }))
+  ]
+  yield* network.createAccounts(accounts)
   const service = yield* step(
     "Starting the service (node src/Server/main.ts, embedded PostgreSQL in a temporary DATA_DIR)",
-    demoService(ledger, DEMO_TOKEN)
+    demoService(network, keys)
   )
   yield* Console.log(`  ${service.url} (pid ${service.pid}, DATA_DIR ${service.dataDir})`)
-  const setup = yield* step("Loading the prover (OZ's circuits at 8af46e2c, bb.js, the test CRS)", provingSetup)
-  const { session, batch, hashes } = yield* demoPayroll(service.url, ledger, DEMO_TOKEN, setup).pipe(
+  const setup = yield* step(network.provingTitle, network.provingSetup)
+  const { session, batch, hashes } = yield* demoPayroll(service.url, network, setup, keys).pipe(
     Effect.timeoutFail({
-      duration: "5 minutes",
-      onTimeout: () => new DemoFailure({ step: "Running the demo payroll", reason: "not done within 5 minutes" })
+      duration: `${PAYROLL_MINUTES} minutes`,
+      onTimeout: () => new DemoFailure({ step: "Running the demo payroll", reason: `not done within ${PAYROLL_MINUTES} minutes` })
     }),
     Effect.tapErrorCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.void : Console.error(serviceLog(service)))
   )
   const seconds = ((Date.now() - started) / 1000).toFixed(1)
+  const running = network.kind === "loopback" ? " and the ledger" : ""
   yield* Console.log([
     "",
     `✓ Done in ${seconds} s: batch ${batch.id} is ${batch.status}, ${hashes.length} proven transfers on the ledger, each verified by the token.`,
@@ -55,12 +79,12 @@ const demo = Effect.gen(function*() {
     `  its payouts  GET ${service.url}/batches/${batch.id}/payouts`,
     keep
       ? `  with curl    curl -s ${service.url}/batches/${batch.id} -H "authorization: Bearer ${session}"`
-      : "  The service stops now: `npm run demo -- --keep` keeps it and the ledger running to look around.",
+      : `  The service stops now: \`npm run demo -- --keep\` keeps it${running} running to look around.`,
     ""
   ].join("\n"))
   finished = true
   if (keep) {
-    yield* Console.log("The service and the ledger keep running (the session token above lasts an hour): Ctrl-C to stop them.")
+    yield* Console.log(`The service${running} keep${network.kind === "loopback" ? "" : "s"} running (the session token above lasts an hour): Ctrl-C to stop ${network.kind === "loopback" ? "them" : "it"}.`)
     return yield* Effect.never
   }
 }).pipe(

@@ -6,7 +6,13 @@ import { readFile } from "node:fs/promises"
 import * as Path from "node:path"
 import { alive } from "./support/EmbeddedCluster.ts"
 import { waitUntil } from "./support/WaitFor.ts"
+import { Keypair, Networks, StrKey, TransactionBuilder } from "@stellar/stellar-sdk"
+import { STANDALONE_PASSPHRASE } from "../client/src/confidential/proving/CrsFiles.ts"
+import { proofVerifier, TEST_CRS_DIR, testCrs } from "./support/ConfidentialProving.ts"
+import { LoopbackRpc } from "./support/LoopbackRpc.ts"
 
+// Both ways of running `npm run demo` in one file, so that their two demos (each proving a dozen times) never run
+// at once on a shared machine.
 // `npm run demo` runs in CI (.ci/run) to its end; this is the other way it ends: a Ctrl-C half-way through the payroll.
 describe("npm run demo", () => {
   it.live("Ctrl-C during the payroll: exit 130, the service and its PostgreSQL stopped, the temporary DATA_DIR removed", () =>
@@ -36,4 +42,140 @@ describe("npm run demo", () => {
         if (demo.exitCode === null) demo.kill("SIGKILL")
       }
     }), 300_000)
+})
+
+// `npm run demo`'s network mode (scripts/DemoNetwork.ts): given DEMO_FUNDER_SECRET and a network's settings, the demo
+// starts no ledger of its own and runs against that network: the testnet smoke test. Here the network is a loopback
+// RPC this test starts and the demo only knows by its URL, as it would know testnet: a standalone network with the
+// token verifying every proof (bb.js over the test CRS) and a funder holding XLM and the token's underlying asset.
+
+const TOKEN = StrKey.encodeContract(Buffer.alloc(32, 0x7a))
+const UNIT = 10_000_000n // XLM and USDC both have 7 decimals
+const NETWORK_VARIABLES = [
+  "DEMO_FUNDER_SECRET", "STELLAR_RPC_URL", "NETWORK_PASSPHRASE", "CONFIDENTIAL_TOKEN_CONTRACT", "CONFIDENTIAL_AUDITOR_CONTRACT",
+  "CONFIDENTIAL_VERIFIER_CONTRACT", "CRS_DIR", "EVENTS_START_LEDGER", "FRIENDBOT_URL", "DATABASE_URL"
+]
+
+const units = (text: string) => {
+  const [whole = "0", fraction = ""] = text.split(".")
+  return BigInt(whole) * UNIT + BigInt(fraction.padEnd(7, "0"))
+}
+
+/** Runs `node scripts/demo.ts` with `env` (and none of the network variables of this process) to its end. */
+const runDemo = (env: Record<string, string>) =>
+  Effect.promise(() =>
+    new Promise<{ code: number | null; output: string }>((resolve) => {
+      const inherited = { ...process.env }
+      for (const name of NETWORK_VARIABLES) delete inherited[name]
+      const demo = spawn(process.execPath, ["scripts/demo.ts"], { env: { ...inherited, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+      let output = ""
+      demo.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
+      demo.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
+      demo.once("exit", (code) => resolve({ code, output }))
+    })
+  )
+
+describe("npm run demo on a network it did not start (DEMO_FUNDER_SECRET)", () => {
+  it.scopedLive("pays five contractors with real proofs on that network: the funder creates the accounts and funds the employer", () =>
+    Effect.gen(function*() {
+      const verifier = yield* proofVerifier
+      const rpc = yield* Effect.acquireRelease(
+        Effect.promise(() => LoopbackRpc.start({ ledgerIntervalMs: 500, networkPassphrase: STANDALONE_PASSPHRASE })),
+        (rpc) => Effect.promise(() => rpc.close())
+      )
+      const token = rpc.deployConfidentialToken(TOKEN, { verifier })
+      const funder = Keypair.random()
+      rpc.setAccount({ id: funder.publicKey(), balance: 1_000n * UNIT })
+      token.mintUnderlying(funder.publicKey(), 50n * UNIT)
+      const xlmBefore = rpc.account(funder.publicKey())!.balance
+
+      const { code, output } = yield* runDemo({
+        DEMO_FUNDER_SECRET: funder.secret(),
+        STELLAR_RPC_URL: rpc.url,
+        NETWORK_PASSPHRASE: rpc.networkPassphrase,
+        CONFIDENTIAL_TOKEN_CONTRACT: TOKEN,
+        CONFIDENTIAL_AUDITOR_CONTRACT: token.auditorRegistry,
+        CONFIDENTIAL_VERIFIER_CONTRACT: token.verifierRegistry,
+        CRS_DIR: TEST_CRS_DIR
+      })
+      expect(code, output).toBe(0)
+      expect(output).toContain("the demo starts no ledger of its own")
+      expect(output).not.toContain("Starting the loopback Stellar ledger")
+      expect(output).not.toContain("Closing the loopback ledger")
+      expect(output).not.toContain(funder.secret())
+
+      // each contractor decrypted what was sent: the network's small amounts, 1.0000000 + i·0.1 USDC
+      const paid = [...output.matchAll(/^ {2}(.+?)\s+sent\s+([\d.]+)\s+received\s+([\d.]+)\s+(✓|✗)$/gm)]
+        .map(([, name, sent, received, mark]) => ({ name: name!, sent: units(sent!), received: units(received!), mark }))
+      expect(paid.map((p) => p.sent), output).toEqual([10n, 11n, 12n, 13n, 14n].map((tenths) => tenths * UNIT / 10n))
+      for (const p of paid) expect(p).toMatchObject({ received: p.sent, mark: "✓" })
+      const total = paid.reduce((sum, p) => sum + p.sent, 0n)
+
+      // the accounts: created by one transaction of the funder's on this network, each with the balance printed
+      const created = [...output.matchAll(/^ {2}(.+?)\s+(G[A-Z2-7]{55})\s+([\d.]+) XLM$/gm)]
+        .map(([, role, account, balance]) => ({ role: role!, account: account!, startingBalance: units(balance!) }))
+      expect(created.map((c) => c.role)).toEqual(["employer", "sponsor", ...paid.map((p) => p.name)])
+      const [, hash] = /created by the funder's transaction ([0-9a-f]{64})/.exec(output) ?? []
+      const tx = rpc.transaction(hash ?? "")
+      expect(tx, output).toMatchObject({ source: funder.publicKey(), status: "SUCCESS" })
+      const ops = TransactionBuilder.fromXDR(tx!.envelopeXdr, rpc.networkPassphrase).operations
+      expect(ops.map((op) => (op.type === "createAccount" ? [op.destination, units(op.startingBalance)] : op.type)))
+        .toEqual(created.map((c) => [c.account, c.startingBalance]))
+      for (const c of created) expect(rpc.account(c.account), c.role).toBeDefined()
+      // the service sponsored every contractor's register: each still holds exactly its starting balance
+      for (const c of created.slice(2)) expect(rpc.account(c.account)?.balance, c.role).toBe(c.startingBalance)
+      expect(rpc.account(created[1]!.account)!.balance).toBeLessThan(created[1]!.startingBalance) // the sponsor paid fee-bumps
+
+      // the funder paid the starting balances (and fees) and deposited the payroll's total into the employer's balance
+      const startingBalances = created.reduce((sum, c) => sum + c.startingBalance, 0n)
+      expect(xlmBefore - rpc.account(funder.publicKey())!.balance).toBeGreaterThanOrEqual(startingBalances)
+      expect(token.underlyingBalance(funder.publicKey())).toBe(50n * UNIT - total)
+      expect(token.underlyingBalance(created[0]!.account)).toBe(0n)
+    }), 12 * 60_000)
+
+  it.scopedLive("on testnet, refuses a test CRS before the funder spends anything (npm run crs fetches Aztec Ignition's files)", () =>
+    Effect.gen(function*() {
+      yield* testCrs // the test CRS is in TEST_CRS_DIR, so what refuses it is its kind, not its absence
+      const rpc = yield* Effect.acquireRelease(
+        Effect.promise(() => LoopbackRpc.start({ ledgerIntervalMs: 500, networkPassphrase: Networks.TESTNET })),
+        (rpc) => Effect.promise(() => rpc.close())
+      )
+      const token = rpc.deployConfidentialToken(TOKEN)
+      const funder = Keypair.random()
+      rpc.setAccount({ id: funder.publicKey(), balance: 1_000n * UNIT })
+      const { code, output } = yield* runDemo({
+        DEMO_FUNDER_SECRET: funder.secret(),
+        STELLAR_RPC_URL: rpc.url,
+        NETWORK_PASSPHRASE: Networks.TESTNET,
+        CONFIDENTIAL_TOKEN_CONTRACT: TOKEN,
+        CONFIDENTIAL_AUDITOR_CONTRACT: token.auditorRegistry,
+        CONFIDENTIAL_VERIFIER_CONTRACT: token.verifierRegistry,
+        CRS_DIR: TEST_CRS_DIR
+      })
+      expect(code, output).toBe(1)
+      expect(output).toContain("a test CRS cannot make proofs")
+      expect(output).toContain("CRS_DIR")
+      expect(output).not.toContain("Starting the service")
+      expect(rpc.transactions).toHaveLength(0)
+      expect(rpc.account(funder.publicKey())?.balance).toBe(1_000n * UNIT)
+    }), 60_000)
+
+  it.live("refuses in one line, exit 1, when a setting network mode needs is missing", () =>
+    Effect.gen(function*() {
+      const secret = Keypair.random().secret()
+      const { code, output } = yield* runDemo({
+        DEMO_FUNDER_SECRET: secret,
+        STELLAR_RPC_URL: "http://127.0.0.1:9/",
+        NETWORK_PASSPHRASE: STANDALONE_PASSPHRASE,
+        CONFIDENTIAL_TOKEN_CONTRACT: TOKEN,
+        CONFIDENTIAL_VERIFIER_CONTRACT: "not-a-contract"
+      })
+      expect(code).toBe(1)
+      const lines = output.trim().split("\n")
+      expect(lines, output).toHaveLength(1)
+      expect(lines[0]).toContain("DEMO_FUNDER_SECRET is set")
+      expect(lines[0]).toContain("set CONFIDENTIAL_AUDITOR_CONTRACT, CRS_DIR")
+      expect(lines[0]).toContain("CONFIDENTIAL_VERIFIER_CONTRACT is not a contract address")
+      expect(output).not.toContain(secret)
+    }), 60_000)
 })

@@ -1,14 +1,15 @@
 // The loopback RPC's ledger: accounts, a ledger clock, stellar-core's transaction queue
 // (one pending transaction per source account, replace-by-fee for fee-bumps), CAP-15 fee-bump
-// validation, application at ledger close, scripted outcomes for fault tests, and the ledger the
-// RPC node serves, which may lag behind the network's (`lag`).
-import { extractBaseAddress, xdr } from "@stellar/stellar-sdk"
+// validation, application at ledger close (contract calls, and classic createAccount operations so
+// that the loopback can play a network on which a client creates its own accounts), scripted
+// outcomes for fault tests, and the ledger the RPC node serves, which may lag behind the network's (`lag`).
+import { StrKey, encodeMuxedAccountToAddress, extractBaseAddress, xdr } from "@stellar/stellar-sdk"
 import { createHash } from "node:crypto"
 import { accountFromSpec } from "./LoopbackAccounts.ts"
 import type { LoopbackAccount, LoopbackAccountSpec } from "./LoopbackAccounts.ts"
 import {
-  BASE_FEE, HostError, contractCall, decodeEnvelope, errorEvent, failedOpResults, innerResult, invokeContract, invokeSuccess, isAuthorized,
-  outerResult, parseEnvelope, signedWeight, transactionMeta
+  BASE_FEE, HostError, contractCall, createAccountResult, decodeEnvelope, errorEvent, failedOpResults, innerResult, invokeContract,
+  invokeSuccess, isAuthorized, minBalance, outerResult, parseEnvelope, signedWeight, transactionMeta
 } from "./LoopbackXdr.ts"
 import type { ContractCall, HostFrame, HostOutcome, LoopbackInnerResultCode, LoopbackResultCode, ParsedEnvelope } from "./LoopbackXdr.ts"
 import type { ContractHandler, LoopbackSendScript, LoopbackSendStatus, LoopbackTransaction, LoopbackTxStatus } from "./LoopbackTypes.ts"
@@ -468,10 +469,14 @@ export class LoopbackLedger {
     update(p.source, { sequence: p.sequence })
     if (record.fate !== "apply" && record.fate !== "neverLands") return fail(record.fate.fail)
 
+    if (p.inner.operations.every((op) => op.type === "createAccount")) {
+      const { ops, success } = this.#createAccounts(p, ledger)
+      return success ? finish(innerResult(p, "txSuccess", charged, { ops, innerFeeCharged }), true, null) : fail("txFailed", ops)
+    }
     const results: Array<xdr.OperationResult> = []
     let returnValue: xdr.ScVal | null = null
     const trapped = () => fail("txFailed", failedOpResults(p.inner).map((r, i) => results[i] ?? r))
-    for (const op of p.inner.operations) { // only invokeHostFunction operations are executed
+    for (const op of p.inner.operations) { // only invokeHostFunction operations are executed (and createAccount, above)
       if (op.type !== "invokeHostFunction") return trapped()
       const call = contractCall(op)
       if (call === undefined) {
@@ -491,6 +496,43 @@ export class LoopbackLedger {
       results.push(invokeSuccess(returnValue))
     }
     finish(innerResult(p, "txSuccess", charged, { ops: results, innerFeeCharged }), true, returnValue)
+  }
+
+  /**
+   * A classic transaction of createAccount operations, as stellar/stellar-core applies it (the fee and the sequence number
+   * already taken): every operation runs, in order, each on what the previous ones left, and their changes are kept
+   * only if all succeed (src/transactions/TransactionFrame.cpp `applyOperations`: a LedgerTxn per operation inside
+   * one for the transaction, rolled back when an operation failed; every operation's result is reported). One
+   * operation, as src/transactions/CreateAccountOpFrame.cpp `doApply` and `doApplyFromV14` do it: a destination that
+   * exists is CREATE_ACCOUNT_ALREADY_EXIST; a starting balance under the new account's minimum balance (two base
+   * reserves) is CREATE_ACCOUNT_LOW_RESERVE; a source whose available balance (its balance less its own minimum
+   * balance, TransactionUtils.cpp `getAvailableBalance`) is below the starting balance is CREATE_ACCOUNT_UNDERFUNDED;
+   * else the source pays the starting balance and the new account holds it, master weight 1, thresholds 0, and the
+   * sequence number `ledgerSeq << 32` of the ledger it is created in (TransactionUtils.cpp
+   * `getStartingSequenceNumber`). An operation's own source that does not exist is opNO_ACCOUNT. Sponsorship and
+   * liabilities are not modelled.
+   */
+  #createAccounts(p: ParsedEnvelope, ledger: number): { ops: Array<xdr.OperationResult>; success: boolean } {
+    const staged = new Map<string, LoopbackAccount>()
+    const current = (id: string) => staged.get(id) ?? this.#accounts.get(id)
+    const ops = p.inner.tx.operations.map((raw) => {
+      const op = raw.body
+      if (op.type !== "createAccount") return xdr.OperationResult.opNotSupported()
+      const { destination: key, startingBalance } = op.createAccountOp
+      const destination = StrKey.encodeEd25519PublicKey(key.ed25519.toBytes())
+      const sourceId = raw.sourceAccount === null ? p.source : extractBaseAddress(encodeMuxedAccountToAddress(raw.sourceAccount))
+      const source = current(sourceId)
+      if (source === undefined) return xdr.OperationResult.opNoAccount()
+      if (current(destination) !== undefined) return createAccountResult("createAccountAlreadyExist")
+      if (startingBalance < minBalance(0)) return createAccountResult("createAccountLowReserve")
+      if (source.balance - minBalance(source.signers.length) < startingBalance) return createAccountResult("createAccountUnderfunded")
+      staged.set(sourceId, { ...source, balance: source.balance - startingBalance, lastModifiedLedger: ledger })
+      staged.set(destination, accountFromSpec({ id: destination, balance: startingBalance, sequence: BigInt(ledger) << 32n }, undefined, ledger))
+      return createAccountResult("createAccountSuccess")
+    })
+    const success = ops.every((r) => r.type === "opInner" && r.tr.type === "createAccount" && r.tr.createAccountResult.type === "createAccountSuccess")
+    if (success) for (const [id, account] of staged) this.#write(id, account, ledger)
+    return { ops, success }
   }
 }
 

@@ -24,7 +24,7 @@ import type { LoopbackConfidentialAccount } from "./LoopbackConfidentialToken.ts
 import type { TokenVersion } from "./ConfidentialTokenVersion.ts"
 import { LoopbackLedger } from "./LoopbackLedger.ts"
 import type { ContractHandler, LoopbackSendScript, LoopbackTransaction } from "./LoopbackTypes.ts"
-import { contractCall } from "./LoopbackXdr.ts"
+import { BASE_FEE, BASE_RESERVE, contractCall } from "./LoopbackXdr.ts"
 import { EventsRequestError, LoopbackEventLog, tokenEvents } from "./LoopbackEvents.ts"
 import type { LoopbackEvent, PublishedEvent } from "./LoopbackEvents.ts"
 import type { ParsedEnvelope } from "./LoopbackXdr.ts"
@@ -476,7 +476,7 @@ export class LoopbackRpc {
       ledgerVersion: PROTOCOL_VERSION, previousLedgerHash: zero, txSetResultHash: zero, bucketListHash: zero,
       scpValue: new xdr.StellarValue({ txSetHash: zero, closeTime, upgrades: [], ext: xdr.StellarValueExt.stellarValueBasic() }),
       ledgerSeq: sequence, totalCoins: 10n ** 18n, feePool: 0n, inflationSeq: 0, idPool: 0n,
-      baseFee: 100, baseReserve: 5_000_000, maxTxSetSize: 1000, skipList: [zero, zero, zero, zero],
+      baseFee: Number(BASE_FEE), baseReserve: Number(BASE_RESERVE), maxTxSetSize: 1000, skipList: [zero, zero, zero, zero],
       ext: xdr.LedgerHeaderExt.v0()
     })
     const meta = xdr.LedgerCloseMeta.v0(new xdr.LedgerCloseMetaV0({

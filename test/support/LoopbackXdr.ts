@@ -17,6 +17,7 @@ export type LoopbackResultCode = xdr.TransactionResultResult["type"]
 export type LoopbackInnerResultCode = xdr.InnerTransactionResultResult["type"]
 
 export const BASE_FEE = 100n // stroops per operation, like the ledger header's baseFee
+export const BASE_RESERVE = 5_000_000n // stroops (0.5 XLM), like the ledger header's baseReserve (testnet's and pubnet's)
 
 /** A decoded envelope with everything the ledger checks, computed once. */
 export interface ParsedEnvelope {
@@ -106,6 +107,19 @@ export function invokeSuccess(returnValue: xdr.ScVal): xdr.OperationResult {
     xdr.OperationResultTr.invokeHostFunction(xdr.InvokeHostFunctionResult.invokeHostFunctionSuccess(digest))
   )
 }
+
+/** A createAccount operation's result (stellar-core's CreateAccountResultCode, as the XDR union's arm names). */
+export type CreateAccountCode = xdr.CreateAccountResult["type"]
+
+export function createAccountResult(code: CreateAccountCode): xdr.OperationResult {
+  return xdr.OperationResult.opInner(xdr.OperationResultTr.createAccount(xdr.CreateAccountResult[code]()))
+}
+
+/**
+ * An account's minimum balance (stellar-core, src/transactions/TransactionUtils.cpp `getMinBalance` since protocol 9,
+ * without sponsorships): (2 + subentries) base reserves. The loopback's only subentries are signers.
+ */
+export const minBalance = (subEntries: number): bigint => (2n + BigInt(subEntries)) * BASE_RESERVE
 
 /** Per-operation results for a failed transaction: invokeHostFunction ops trapped, others not supported. */
 export function failedOpResults(inner: Transaction): Array<xdr.OperationResult> {
