@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Keypair } from "@stellar/stellar-sdk"
 import { Effect } from "effect"
-import { randomUUID } from "node:crypto"
+import { randomBytes, randomUUID } from "node:crypto"
 import type { MemberRole } from "../src/Domain/Roles.ts"
 import { call } from "./support/Client.ts"
 import { orgWithEveryRole } from "./support/Members.ts"
@@ -9,9 +9,11 @@ import { TestApp, TestAppLive } from "./support/TestApp.ts"
 
 /**
  * Issue 22's permission table, copied from the issue (not from the service's own table, which it checks): which
- * column of it each role may do. `read` is the directory, batches, the audit trail, exports and statistics.
+ * column of it each role may do. `read` is the directory, batches, the audit trail, exports and statistics. Issue 31
+ * adds `amounts` (`amounts:read`: every role but viewer): sealing keys, sealed amounts, and the members list whose
+ * keys the amounts are sealed to.
  */
-type Column = "directoryWrite" | "batchesWrite" | "approve" | "pay" | "control" | "manage" | "read"
+type Column = "directoryWrite" | "batchesWrite" | "approve" | "pay" | "control" | "manage" | "read" | "amounts"
 const ROW = (granted: ReadonlyArray<Column>): Readonly<Record<Column, boolean>> => ({
   directoryWrite: granted.includes("directoryWrite"),
   batchesWrite: granted.includes("batchesWrite"),
@@ -19,16 +21,26 @@ const ROW = (granted: ReadonlyArray<Column>): Readonly<Record<Column, boolean>> 
   pay: granted.includes("pay"),
   control: granted.includes("control"),
   manage: granted.includes("manage"),
-  read: granted.includes("read")
+  read: granted.includes("read"),
+  amounts: granted.includes("amounts")
 })
 const ISSUE_TABLE: Readonly<Record<MemberRole, Readonly<Record<Column, boolean>>>> = {
-  owner: ROW(["directoryWrite", "batchesWrite", "approve", "pay", "control", "manage", "read"]),
-  admin: ROW(["directoryWrite", "batchesWrite", "approve", "control", "manage", "read"]),
-  initiator: ROW(["directoryWrite", "batchesWrite", "read"]),
-  approver: ROW(["approve", "control", "read"]),
-  payer: ROW(["pay", "control", "read"]),
+  owner: ROW(["directoryWrite", "batchesWrite", "approve", "pay", "control", "manage", "read", "amounts"]),
+  admin: ROW(["directoryWrite", "batchesWrite", "approve", "control", "manage", "read", "amounts"]),
+  initiator: ROW(["directoryWrite", "batchesWrite", "read", "amounts"]),
+  approver: ROW(["approve", "control", "read", "amounts"]),
+  payer: ROW(["pay", "control", "read", "amounts"]),
   viewer: ROW(["read"])
 }
+
+/** An envelope of the agreed shape, sealed to nobody in particular: the batches it names exist nowhere (404). */
+const envelope = () => ({
+  version: 1,
+  suite: "X25519-HKDF-SHA256/HKDF-SHA256/ChaCha20Poly1305",
+  nonce: randomBytes(12).toString("base64url"),
+  ciphertext: randomBytes(32).toString("base64url"),
+  recipients: [{ memberId: randomUUID(), enc: randomBytes(32).toString("base64url"), wrappedKey: randomBytes(48).toString("base64url") }]
+})
 
 interface Operation {
   readonly method: string
@@ -75,7 +87,6 @@ const OPERATIONS: Readonly<Record<Column, ReadonlyArray<Operation>>> = {
     { method: "POST", path: () => `/batches/${id()}/resume` }
   ],
   manage: [
-    { succeeds: true, method: "GET", path: () => "/org/members" },
     { method: "PATCH", path: () => `/org/members/${id()}`, json: () => ({ role: "viewer" }) },
     { method: "DELETE", path: () => `/org/members/${id()}` },
     { succeeds: true, method: "POST", path: () => "/orgs/invites", json: () => ({ role: "viewer" }) },
@@ -98,6 +109,13 @@ const OPERATIONS: Readonly<Record<Column, ReadonlyArray<Operation>>> = {
     { succeeds: true, method: "GET", path: () => "/exports/contractors.csv" },
     { succeeds: true, method: "GET", path: () => "/exports/audit.csv" },
     { succeeds: true, method: "GET", path: () => "/statistics" }
+  ],
+  amounts: [
+    // Listing the members was `manage`'s alone; whoever seals amounts needs the readers' keys (issue 31).
+    { succeeds: true, method: "GET", path: () => "/org/members" },
+    { succeeds: true, method: "PUT", path: () => "/me/sealing-key", json: () => ({ sealingKey: randomBytes(32).toString("base64url") }) },
+    { method: "GET", path: () => `/batches/${id()}/sealed-amounts` },
+    { method: "PUT", path: () => `/batches/${id()}/sealed-amounts`, json: envelope }
   ]
 }
 
@@ -134,7 +152,7 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }))("the permission matrix", (it) =
       )
       expect(wrong.map((o) => `${o.role} ${o.operation} (${o.column}): ${o.status} ${JSON.stringify(o.body)}`)).toEqual([])
       expect(outcomes.filter((o) => !o.allowed).length).toBeGreaterThan(0)
-      console.log(`[permission matrix] ${outcomes.length} requests: 6 roles × ${cases.length / 6} operations in 7 columns, ` +
+      console.log(`[permission matrix] ${outcomes.length} requests: 6 roles × ${cases.length / 6} operations in 8 columns, ` +
         `${outcomes.filter((o) => !o.allowed).length} of them refused`)
     }), { timeout: 120_000 })
 

@@ -14,6 +14,7 @@ import {
   RejectBatch
 } from "../Domain/Batch.ts"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.ts"
+import { ApproveBatchBody, EXAMPLE_DIGEST, RecipientRefused, SealedAmounts, SealedEnvelope } from "../Domain/SealedAmounts.ts"
 import { BatchId, PayoutId } from "../Domain/Ids.ts"
 
 const id = HttpApiSchema.param("id", Schema.propertySignature(BatchId).annotations({ description: "The batch's id" }))
@@ -23,6 +24,8 @@ const payoutId = HttpApiSchema.param(
 )
 
 const Payouts = Schema.Array(Payout).annotations({ description: "The batch's payouts", examples: [[examplePayout]] })
+
+const approveBody = { anyOf: [{ $ref: "#/components/schemas/ApproveBatch" }, { type: "null" }] }
 
 const EMPLOYER = "For an employer: 403 when the session belongs to no organization."
 const MISSING = "404 when the organization has no such batch (another organization's answers alike)."
@@ -112,15 +115,29 @@ export class BatchesApi extends HttpApiGroup.make("batches")
       )
   )
   .add(
-    HttpApiEndpoint.post("approve")`/batches/${id}/approve`.addSuccess(Batch).addError(NotFound).addError(Conflict)
+    HttpApiEndpoint.post("approve")`/batches/${id}/approve`.setPayload(ApproveBatchBody).addSuccess(Batch).addError(NotFound)
+      .addError(Conflict)
       .annotate(OpenApi.Summary, "Approve a ready batch")
       .annotate(
         OpenApi.Description,
         "Records the caller's approval of a `ready` batch (maker-checker): once it holds the organization's " +
-          "`approvalsRequired` (GET /org/settings), its payouts can be paid. Answers the batch with its `approvals`. " +
-          `Needs \`batches:approve\` (owner, admin, approver). ${MISSING} 403 for the member who created or readied ` +
-          "it; 409 when the batch is not `ready`, or the caller already approved it."
+          "`approvalsRequired` (GET /org/settings), its payouts can be paid. The body is optional: when the batch has " +
+          "sealed amounts, it must name their current digest (`sealedAmountsDigest`, as GET " +
+          "/batches/{id}/sealed-amounts answers it), and the approval records it. Answers the batch with its " +
+          `\`approvals\`. Needs \`batches:approve\` (owner, admin, approver). ${MISSING} 403 for the member who created ` +
+          "or readied it; 409 when the batch is not `ready`, the caller already approved it, or the digest named is " +
+          "not the batch's current one (the amounts changed since the caller looked, or it names none while the batch " +
+          "has sealed amounts)."
       )
+      // The body may be absent (a batch without sealed amounts is approved as before): not required, and its
+      // example shown on the media type, since the schema is a union with `null`.
+      .annotate(OpenApi.Transform, (operation) => ({
+        ...operation,
+        requestBody: {
+          required: false,
+          content: { "application/json": { schema: approveBody, example: { sealedAmountsDigest: EXAMPLE_DIGEST } } }
+        }
+      }))
   )
   .add(
     HttpApiEndpoint.post("reject")`/batches/${id}/reject`.setPayload(RejectBatch).addSuccess(Batch).addError(NotFound)
@@ -173,6 +190,36 @@ export class BatchesApi extends HttpApiGroup.make("batches")
         "Cancels one payout not yet submitted (draft, ready or failed): it is never sponsored afterwards. Answers 204. " +
           `Needs \`batches:write\`. ${MISSING} 404 also when the batch has no such payout; 409 when the payout was ` +
           "submitted, settled or canceled already."
+      )
+  )
+  .add(
+    HttpApiEndpoint.put("sealAmounts")`/batches/${id}/sealed-amounts`.setPayload(SealedEnvelope).addSuccess(SealedAmounts)
+      .addError(NotFound)
+      .addError(Conflict)
+      .addError(RecipientRefused)
+      .annotate(OpenApi.Summary, "Store a batch's sealed amounts")
+      .annotate(
+        OpenApi.Description,
+        "Stores the batch's amounts as an envelope sealed in the caller's browser to the members who may read them " +
+          "(HPKE, RFC 9180); the service checks its shape and sizes, never its content, and answers it with its " +
+          "`digest` (SHA-256 of the nonce's bytes and the ciphertext's). New amounts (another digest) need " +
+          "`batches:write` and `amounts:read` (owner, admin, initiator), only while the batch is a `draft`, and clear " +
+          "its approvals. The same digest with other recipients (sharing with a member who joined later) needs " +
+          `\`amounts:read\` only, in any state but \`completed\` and \`canceled\`, and keeps the approvals. ${MISSING} ` +
+          "403 for a role without `amounts:read` (viewer), for new amounts without `batches:write`, and for API keys; " +
+          "409 when new amounts are given for a batch that is no longer a draft, or anything for a completed or " +
+          "canceled batch (the state is named); 422 when a recipient is not a current member holding `amounts:read` " +
+          "with a published sealing key (named); 400 for an envelope of the wrong shape or sizes."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("sealedAmounts")`/batches/${id}/sealed-amounts`.addSuccess(SealedAmounts).addError(NotFound)
+      .annotate(OpenApi.Summary, "Get a batch's sealed amounts")
+      .annotate(
+        OpenApi.Description,
+        "The batch's sealed amounts: the envelope (open it in the browser with your sealing key), its `digest` (name " +
+          "it when approving), and who stored it when. Needs `amounts:read` (every role but viewer): 403 otherwise, " +
+          `and for API keys. ${MISSING} 404 also when the batch has no sealed amounts.`
       )
   )
   .addError(Forbidden)

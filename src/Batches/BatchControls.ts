@@ -8,7 +8,7 @@ import { AuditTrail } from "../Sql/AuditTrail.ts"
 import { Outbox } from "../Sql/Outbox.ts"
 import { BatchRepo } from "./BatchRepo.ts"
 import { ControlRepo } from "./ControlRepo.ts"
-import { mayApprove } from "./Policy.ts"
+import { approvesAmounts, mayApprove } from "./Policy.ts"
 import * as Spans from "../Observability/Spans.ts"
 
 /** A move the batch machine does not allow from where the batch is: 409 naming its state. */
@@ -43,13 +43,14 @@ export class BatchControls extends Effect.Service<BatchControls>()("Batches/Batc
 
     const emit = (actor: Actor, type: string, data: Record<string, unknown>) => outbox.emit({ orgId: actor.orgId, type, data })
 
-    const approve = Spans.fn("BatchControls.approve")(function*(actor: Actor, id: BatchId) {
+    const approve = Spans.fn("BatchControls.approve")(function*(actor: Actor, id: BatchId, digest: string | undefined) {
       return yield* onBatch(actor, id, (batch) =>
         Effect.gen(function*() {
           if (batch.status !== "ready") return yield* illegal(batch.status, "approved (only a ready batch is)")
           yield* mayApprove(actor, batch)
+          yield* approvesAmounts(batch, digest)
           const at = yield* now
-          if (!(yield* repo.approve(id, actor.sub, at))) return yield* new Conflict({ error: "you have already approved this batch" })
+          if (!(yield* repo.approve(id, actor.sub, at, Option.getOrNull(batch.sealedAmountsDigest)))) return yield* new Conflict({ error: "you have already approved this batch" })
           yield* record(actor, "batch.approved", id, null, null)
           yield* emit(actor, "batch.approved", { batchId: id, by: actor.sub, approvedAt: at })
           return yield* Effect.flatMap(repo.lock(actor.orgId, id), Option.match({ onNone: () => notFound("batch"), onSome: Effect.succeed }))

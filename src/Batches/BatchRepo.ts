@@ -22,13 +22,14 @@ export interface ListQuery extends KeysetQuery {
 }
 
 /**
- * A batch's columns, with its approvals (oldest first) and its organization's approval rule: every answer carries
- * them. Usable in SELECT and in RETURNING (a subquery there sees the approvals as they were before the statement).
+ * A batch's columns, with its approvals (oldest first), its sealed amounts' digest and its organization's approval
+ * rule: every answer carries them. Usable in SELECT and in RETURNING (a subquery there sees the approvals as they were before the statement).
  */
 export const BATCH = "id, name, status, payout_count, settled_count, failed_count, canceled_count, created_by, readied_by, " +
   "cancel_requested_at, created_at, started_at, completed_at, " +
-  "(SELECT coalesce(json_agg(json_build_object('by', a.member_sub, 'at', a.approved_at) ORDER BY a.approved_at, a.member_sub), " +
-  "'[]'::json) FROM batch_approvals a WHERE a.batch_id = batches.id) AS approvals, " +
+  "(SELECT coalesce(json_agg(json_build_object('by', a.member_sub, 'at', a.approved_at, 'digest', a.sealed_amounts_digest) " +
+  "ORDER BY a.approved_at, a.member_sub), '[]'::json) FROM batch_approvals a WHERE a.batch_id = batches.id) AS approvals, " +
+  "(SELECT s.digest FROM batch_sealed_amounts s WHERE s.batch_id = batches.id) AS sealed_amounts_digest, " +
   "coalesce((SELECT s.approvals_required FROM org_settings s WHERE s.org_id = batches.org_id), 0) AS approvals_required"
 
 /**

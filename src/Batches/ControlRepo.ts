@@ -37,9 +37,9 @@ export class ControlRepo extends Effect.Service<ControlRepo>()("Batches/ControlR
     /** The batch, locked until the transaction ends. */
     const lock = (orgId: OrgId, id: BatchId) => findBatch({ orgId, id }).pipe(undecodableDies)
 
-    /** Records one approval; false when this member already approved the batch. */
-    const approve = (id: BatchId, sub: string, now: Date) =>
-      sql`INSERT INTO batch_approvals ${sql.insert({ batchId: id, memberSub: sub, approvedAt: now })}`.pipe(
+    /** Records one approval, with the sealed amounts' digest it was given for; false when this member already approved. */
+    const approve = (id: BatchId, sub: string, now: Date, digest: string | null) =>
+      sql`INSERT INTO batch_approvals ${sql.insert({ batchId: id, memberSub: sub, approvedAt: now, sealedAmountsDigest: digest })}`.pipe(
         Effect.as(true),
         Effect.catchIf((e) => isUniqueViolation(e), () => Effect.succeed(false)),
         Spans.withSpan("ControlRepo.approve")

@@ -7,6 +7,7 @@ import { Organizations } from "../Orgs/Organizations.ts"
 import { BatchControls } from "./BatchControls.ts"
 import { Batches } from "./Batches.ts"
 import { batchPolicy } from "./Policy.ts"
+import { Sealing } from "./Sealing.ts"
 
 /** The pages of batches and of a batch's payouts, encoded by hand (`batchToJson`, `payoutToJson`). */
 const answerBatchPage = jsonAnswer(pageToJson(batchToJson))
@@ -21,6 +22,8 @@ export const BatchesHttpLive = HttpApiBuilder.group(Api, "batches", (handlers) =
     const write = orgs.authorize(batchPolicy.write)
     const approve = orgs.authorize(batchPolicy.approve)
     const control = orgs.authorize(batchPolicy.control)
+    const sealing = yield* Sealing
+    const readAmounts = orgs.authorize(batchPolicy.readAmounts)
     return handlers
       .handle("create", ({ payload }) => Effect.flatMap(write, (actor) => batches.create(actor, payload.name)))
       .handle("list", ({ urlParams }) =>
@@ -33,11 +36,14 @@ export const BatchesHttpLive = HttpApiBuilder.group(Api, "batches", (handlers) =
       .handle("addPayouts", ({ path, payload }) =>
         Effect.flatMap(write, (actor) => batches.addPayouts(actor, path.id, payload.contractorIds)))
       .handle("removePayout", ({ path }) => Effect.flatMap(write, (actor) => batches.removePayout(actor, path.id, path.payoutId)))
-      .handle("approve", ({ path }) => Effect.flatMap(approve, (actor) => controls.approve(actor, path.id)))
+      .handle("approve", ({ path, payload }) =>
+        Effect.flatMap(approve, (actor) => controls.approve(actor, path.id, payload.sealedAmountsDigest)))
       .handle("reject", ({ path, payload }) => Effect.flatMap(approve, (actor) => controls.reject(actor, path.id, payload.reason)))
       .handle("pause", ({ path }) => Effect.flatMap(control, (actor) => controls.pause(actor, path.id)))
       .handle("resume", ({ path }) => Effect.flatMap(control, (actor) => controls.resume(actor, path.id)))
       .handle("cancel", ({ path }) => Effect.flatMap(write, (actor) => controls.cancel(actor, path.id)))
       .handle("cancelPayout", ({ path }) =>
         Effect.flatMap(write, (actor) => controls.cancelPayout(actor, path.id, path.payoutId)))
+      .handle("sealAmounts", ({ path, payload }) => Effect.flatMap(readAmounts, (actor) => sealing.put(actor, path.id, payload)))
+      .handle("sealedAmounts", ({ path }) => Effect.flatMap(readAmounts, (actor) => sealing.get(actor, path.id)))
   }))

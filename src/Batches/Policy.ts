@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { Actor } from "../Domain/Actor.ts"
 import type { Batch } from "../Domain/Batch.ts"
 import { Conflict, Forbidden } from "../Domain/Errors.ts"
@@ -14,7 +14,8 @@ export const batchPolicy = {
   write: "batches:write",
   approve: "batches:approve",
   control: "batches:control",
-  pay: "transfers:submit"
+  pay: "transfers:submit",
+  readAmounts: "amounts:read"
 } as const satisfies Record<string, Permission>
 
 export const mayApprove = (actor: Actor, batch: Batch) =>
@@ -28,6 +29,24 @@ export const mayApprove = (actor: Actor, batch: Batch) =>
     if (batch.approvals.some((a) => a.by === actor.sub)) {
       return yield* new Conflict({ error: "you have already approved this batch" })
     }
+  })
+
+/**
+ * An approval binds the sealed amounts the approver saw (issue 31 §1): with sealed amounts it must name their current
+ * digest; without, it may name none.
+ */
+export const approvesAmounts = (batch: Batch, named: string | undefined) =>
+  Option.match(batch.sealedAmountsDigest, {
+    onNone: () =>
+      named === undefined ? Effect.void : Effect.fail(new Conflict({ error: "the batch has no sealed amounts: the digest named is not theirs" })),
+    onSome: (current) =>
+      named === current
+        ? Effect.void
+        : Effect.fail(new Conflict({
+          error: named === undefined
+            ? "the batch has sealed amounts: name their digest (sealedAmountsDigest) to approve what you saw"
+            : "the amounts changed since you looked: the batch's sealed amounts have another digest now"
+        }))
   })
 
 /** Whether the batch holds the approvals its payouts need before they are sponsored; 409 saying how many when not. */

@@ -19,10 +19,13 @@ const EXAMPLE_CONTRACTOR = ContractorId.make("8a4f2c1e-7b3d-4e9a-a6c5-1f0e3d2b9c
 
 // Batch, Payout and ContractorPayout have optional fields (`Optional`), so their JSON Schema comes from the encoded
 // side, where only a field's own schema carries its description; the other classes annotate their fields.
-/** One approval of a batch: who gave it and when. */
+/** One approval of a batch: who gave it, when, and for which sealed amounts. */
 export const Approval = Schema.Struct({
   by: Schema.String.annotations({ description: "The approving member (their account, or their Privy id)" }),
-  at: Schema.DateTimeUtc.annotations({ description: "When they approved" })
+  at: Schema.DateTimeUtc.annotations({ description: "When they approved" }),
+  sealedAmountsDigest: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+    description: "The digest of the sealed amounts they approved (absent when the batch had none)"
+  })
 })
 export type Approval = typeof Approval.Type
 
@@ -42,7 +45,12 @@ const BatchFields = {
     description: "How many approvals the organization requires before any payout of a batch is sponsored (PATCH /org/settings)"
   }),
   approvals: Schema.Array(Approval).annotations({
-    description: "The approvals it holds, oldest first (cleared when it is rejected back to draft)"
+    description: "The approvals it holds, oldest first (cleared when it is rejected back to draft, or when its sealed " +
+      "amounts change)"
+  }),
+  sealedAmountsDigest: Optional(Schema.String).annotations({
+    description: "The digest of its sealed amounts (GET /batches/{id}/sealed-amounts), when it has some: an approval " +
+      "names it"
   }),
   createdBy: Optional(Schema.String).annotations({ description: "Who created it (they may not approve it)" }),
   readiedBy: Optional(Schema.String).annotations({ description: "Who readied it (they may not approve it)" }),
@@ -64,7 +72,12 @@ const exampleBatch: Schema.Struct.Type<typeof BatchFields> = {
   failedCount: 1,
   canceledCount: 0,
   approvalsRequired: 1,
-  approvals: [{ by: "GBZXN7PIRZGNMHGA7MUUUF4GWPY5AYPV6LY4UV2GL6VJGIQRXFDNMADI", at: DateTime.unsafeMake("2026-11-23T16:40:00Z") }],
+  approvals: [{
+    by: "GBZXN7PIRZGNMHGA7MUUUF4GWPY5AYPV6LY4UV2GL6VJGIQRXFDNMADI",
+    at: DateTime.unsafeMake("2026-11-23T16:40:00Z"),
+    sealedAmountsDigest: "3cc26b321789a279435958cb1924c634297be19ded558a34664f5929cfaa0b40"
+  }],
+  sealedAmountsDigest: Option.some("3cc26b321789a279435958cb1924c634297be19ded558a34664f5929cfaa0b40"),
   createdBy: Option.some("GCNGZAOQEDL6LCXS4RFRSKP47YYJKRYVFBJIOYYTYWK4H4HSTURRUREM"),
   readiedBy: Option.some("GCNGZAOQEDL6LCXS4RFRSKP47YYJKRYVFBJIOYYTYWK4H4HSTURRUREM"),
   cancelRequestedAt: Option.none(),
@@ -78,13 +91,22 @@ export class Batch extends Schema.Class<Batch>("Batch")(BatchFields, documented(
   examples: [exampleBatch]
 })) {}
 
-/** An approval as the batch's columns carry it: `json_agg` of `{by, at}`, times as PostgreSQL writes them. */
-const ApprovalFromJson = Schema.Struct({ by: Schema.String, at: Schema.DateTimeUtc })
+/** An approval as the batch's columns carry it: `json_agg` of `{by, at, digest}`, times as PostgreSQL writes them. */
+const ApprovalFromJson = Schema.transform(
+  Schema.Struct({ by: Schema.String, at: Schema.DateTimeUtc, digest: Schema.NullOr(Schema.String) }),
+  Schema.typeSchema(Approval),
+  {
+    strict: true,
+    decode: ({ by, at, digest }) => (digest === null ? { by, at } : { by, at, sealedAmountsDigest: digest }),
+    encode: ({ by, at, sealedAmountsDigest }) => ({ by, at, digest: sealedAmountsDigest ?? null })
+  }
+)
 
 /** A `batches` row, decoded into the API's Batch. */
 export const BatchFromRow = fromRow(Batch, {
   ...Batch.fields,
   approvals: Schema.Array(ApprovalFromJson),
+  sealedAmountsDigest: Schema.OptionFromNullOr(Schema.String),
   createdBy: Schema.OptionFromNullOr(Schema.String),
   readiedBy: Schema.OptionFromNullOr(Schema.String),
   cancelRequestedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
@@ -112,7 +134,11 @@ export const batchFromRow = (row: typeof BatchFromRow.Encoded): Batch =>
     failedCount: row.failedCount,
     canceledCount: row.canceledCount,
     approvalsRequired: row.approvalsRequired,
-    approvals: row.approvals.map((a) => ({ by: a.by, at: DateTime.unsafeMake(a.at) })),
+    approvals: row.approvals.map((a) =>
+      a.digest === null
+        ? { by: a.by, at: DateTime.unsafeMake(a.at) }
+        : { by: a.by, at: DateTime.unsafeMake(a.at), sealedAmountsDigest: a.digest }),
+    sealedAmountsDigest: Option.fromNullable(row.sealedAmountsDigest),
     createdBy: Option.fromNullable(row.createdBy),
     readiedBy: Option.fromNullable(row.readiedBy),
     cancelRequestedAt: row.cancelRequestedAt === null ? Option.none() : Option.some(DateTime.unsafeFromDate(row.cancelRequestedAt)),
@@ -130,7 +156,11 @@ export const batchToJson = (batch: Batch): typeof Batch.Encoded => ({
   failedCount: batch.failedCount,
   canceledCount: batch.canceledCount,
   approvalsRequired: batch.approvalsRequired,
-  approvals: batch.approvals.map((a) => ({ by: a.by, at: DateTime.formatIso(a.at) })),
+  approvals: batch.approvals.map((a) =>
+    a.sealedAmountsDigest === undefined
+      ? { by: a.by, at: DateTime.formatIso(a.at) }
+      : { by: a.by, at: DateTime.formatIso(a.at), sealedAmountsDigest: a.sealedAmountsDigest }),
+  ...(Option.isSome(batch.sealedAmountsDigest) ? { sealedAmountsDigest: batch.sealedAmountsDigest.value } : undefined),
   ...(Option.isSome(batch.createdBy) ? { createdBy: batch.createdBy.value } : undefined),
   ...(Option.isSome(batch.readiedBy) ? { readiedBy: batch.readiedBy.value } : undefined),
   ...isoOrAbsent("cancelRequestedAt", batch.cancelRequestedAt),

@@ -12,14 +12,19 @@ const MemberFields = {
     description: "Who the member is: their wallet's account (G...) or their Privy user id"
   }),
   role: Schema.propertySignature(MemberRole).annotations({ description: "Their role" }),
-  joinedAt: Schema.propertySignature(Schema.DateTimeUtc).annotations({ description: "When they joined" })
+  joinedAt: Schema.propertySignature(Schema.DateTimeUtc).annotations({ description: "When they joined" }),
+  sealingKey: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+    description: "Their published sealing key (PUT /me/sealing-key: X25519, base64url), to which a batch's amounts are " +
+      "sealed; absent until they publish one"
+  })
 }
 
 const exampleMember = {
   id: MemberId.make("3c6f1e2a-9b4d-4f7e-8a15-0d2c7b9e6f41"),
   sub: "GBZXN7PIRZGNMHGA7MUUUF4GWPY5AYPV6LY4UV2GL6VJGIQRXFDNMADI",
   role: "approver" as const,
-  joinedAt: DateTime.unsafeMake("2026-11-03T10:12:00Z")
+  joinedAt: DateTime.unsafeMake("2026-11-03T10:12:00Z"),
+  sealingKey: "LHDhK3oGRvkiefQnx7OOczTY5Tic_xZ6HcMOc_gmtoM"
 }
 
 export class Member extends Schema.Class<Member>("Member")(MemberFields, documented(MemberFields, {
@@ -29,12 +34,25 @@ export class Member extends Schema.Class<Member>("Member")(MemberFields, documen
 
 /** An `org_members` row (`created_at` is when they joined). */
 export const MemberFromRow = Schema.transform(
-  Schema.Struct({ id: MemberId, userSub: Schema.String, role: MemberRole, createdAt: Schema.DateFromSelf }),
+  Schema.Struct({
+    id: MemberId,
+    userSub: Schema.String,
+    role: MemberRole,
+    createdAt: Schema.DateFromSelf,
+    sealingKey: Schema.NullOr(Schema.String)
+  }),
   Schema.typeSchema(Member),
   {
     strict: true,
-    decode: (row) => new Member({ id: row.id, sub: row.userSub, role: row.role, joinedAt: DateTime.unsafeFromDate(row.createdAt) }),
-    encode: (m) => ({ id: m.id, userSub: m.sub, role: m.role, createdAt: DateTime.toDate(m.joinedAt) })
+    decode: (row) =>
+      new Member({
+        id: row.id,
+        sub: row.userSub,
+        role: row.role,
+        joinedAt: DateTime.unsafeFromDate(row.createdAt),
+        ...(row.sealingKey === null ? {} : { sealingKey: row.sealingKey })
+      }),
+    encode: (m) => ({ id: m.id, userSub: m.sub, role: m.role, createdAt: DateTime.toDate(m.joinedAt), sealingKey: m.sealingKey ?? null })
   }
 )
 

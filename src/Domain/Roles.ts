@@ -8,7 +8,8 @@ import { Schema } from "effect"
 export const MemberRole = Schema.Literal("owner", "admin", "initiator", "approver", "payer", "viewer").annotations({
   description: "`owner` (everything), `admin` (everything but paying; cannot touch owners), `initiator` (the directory " +
     "and batches), `approver` (approves, rejects, pauses and resumes batches), `payer` (pays: transfers and batch runs; " +
-    "pauses and resumes), `viewer` (reads). Every role reads the directory, batches, the audit trail and exports"
+    "pauses and resumes), `viewer` (reads). Every role reads the directory, batches, the audit trail and exports; every " +
+    "role but `viewer` may read a batch's sealed amounts (`amounts:read`)"
 })
 export type MemberRole = typeof MemberRole.Type
 
@@ -22,7 +23,8 @@ export const Permission = Schema.Literal(
   "batches:control",
   "transfers:submit",
   "org:manage",
-  "audit:read"
+  "audit:read",
+  "amounts:read"
 )
 export type Permission = typeof Permission.Type
 
@@ -30,14 +32,15 @@ const READ: ReadonlyArray<Permission> = ["directory:read", "batches:read", "audi
 
 /**
  * The permission table of issue 22, once: directory write, batches (create, edit, ready, cancel), approve/reject,
- * pay, pause/resume, manage (members, settings, API keys, webhooks), and the reads every role has.
+ * pay, pause/resume, manage (members, settings, API keys, webhooks), and the reads every role has; with issue 31,
+ * `amounts:read`: whose sealing key a batch's amounts are sealed to (every role but viewer).
  */
 export const ROLE_PERMISSIONS: Readonly<Record<MemberRole, ReadonlyArray<Permission>>> = {
-  owner: [...READ, "directory:write", "batches:write", "batches:approve", "transfers:submit", "batches:control", "org:manage"],
-  admin: [...READ, "directory:write", "batches:write", "batches:approve", "batches:control", "org:manage"],
-  initiator: [...READ, "directory:write", "batches:write"],
-  approver: [...READ, "batches:approve", "batches:control"],
-  payer: [...READ, "transfers:submit", "batches:control"],
+  owner: [...READ, "directory:write", "batches:write", "batches:approve", "transfers:submit", "batches:control", "org:manage", "amounts:read"],
+  admin: [...READ, "directory:write", "batches:write", "batches:approve", "batches:control", "org:manage", "amounts:read"],
+  initiator: [...READ, "directory:write", "batches:write", "amounts:read"],
+  approver: [...READ, "batches:approve", "batches:control", "amounts:read"],
+  payer: [...READ, "transfers:submit", "batches:control", "amounts:read"],
   viewer: READ
 }
 

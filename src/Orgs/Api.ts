@@ -4,6 +4,7 @@ import { AcceptInvite, ContractorJson } from "../Domain/Contractor.ts"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.ts"
 import { CreateOrg, Me, Org, OrgInvitation } from "../Domain/Session.ts"
 import { CreateOrgInvite, ListMembersParams, Member, MemberId, MemberPage, OrgSettings, UpdateMember } from "../Domain/Members.ts"
+import { PublishSealingKey } from "../Domain/SealedAmounts.ts"
 import { Authentication } from "../Auth/Security.ts"
 
 /** At most 100 characters: the router answers 404 for a longer path segment before any schema runs. */
@@ -35,6 +36,22 @@ export class OrgsApi extends HttpApiGroup.make("account")
           "invite of an `invited` contractor whose address is the signed-in wallet or whose email is the session's " +
           "verified email; `needsOnboarding` is true with no role and no invite (create an organization with POST " +
           `/orgs, or accept an invite). ${SESSION}`
+      )
+  )
+  .add(
+    HttpApiEndpoint.put("publishSealingKey", "/me/sealing-key")
+      .setPayload(PublishSealingKey)
+      .addSuccess(Member)
+      .addError(Forbidden)
+      .annotate(OpenApi.Summary, "Publish your sealing key")
+      .annotate(
+        OpenApi.Description,
+        "Publishes the signed-in member's HPKE public key (X25519), derived in their browser from their wallet, so that " +
+          "a batch's amounts can be sealed to them (PUT /batches/{id}/sealed-amounts). It replaces the one published " +
+          "before (another device derives the same key, so it is normally unchanged); a new or changed key is an " +
+          "audit row (`member.sealing_key_published`). Answers the member, with `sealingKey`. Needs a signed-in member " +
+          "whose role grants `amounts:read` (owner, admin, initiator, approver, payer): 403 for a viewer, a session of " +
+          "no organization, or an API key. 400 when the key is not 32 bytes of base64url without padding, or is all zeros."
       )
   )
   .add(
@@ -115,8 +132,10 @@ export class MembersApi extends HttpApiGroup.make("members")
       .annotate(OpenApi.Summary, "List members")
       .annotate(
         OpenApi.Description,
-        "The organization's members and their roles, newest first, a page at a time (`limit`, default 50; pass " +
-          `\`nextCursor\` as \`cursor\` for the next page). ${MANAGE} 400 for a bad \`limit\` or \`cursor\`.`
+        "The organization's members, their roles and their published sealing keys, newest first, a page at a time " +
+          "(`limit`, default 50; pass `nextCursor` as `cursor` for the next page). Needs `org:manage` or " +
+          "`amounts:read` (every role but viewer: whoever seals a batch's amounts needs the readers' keys): 403 " +
+          "otherwise, or when the session belongs to no organization. 400 for a bad `limit` or `cursor`."
       )
   )
   .add(

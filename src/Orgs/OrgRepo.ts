@@ -105,7 +105,7 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Orgs/OrgRepo", {
     /** The Stellar accounts of the organization's wallet members. */
     const memberAccounts = (orgId: OrgId) => accounts(orgId).pipe(Effect.map((rows) => rows.map((r) => r.userSub)), orUnavailable)
 
-    const page = keysetPages(sql, { table: "org_members", columns: "id, user_sub, role, created_at", Row: MemberFromRow })
+    const page = keysetPages(sql, { table: "org_members", columns: "id, user_sub, role, created_at, sealing_key", Row: MemberFromRow })
     /** One page of the organization's members, newest first (`limit + 1` rows, see keysetPages). */
     const members = (orgId: OrgId, query: KeysetQuery) => page([sql`org_id = ${orgId}`], query).pipe(Spans.withSpan("OrgRepo.members"))
 
@@ -113,7 +113,7 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Orgs/OrgRepo", {
       Request: OfOrg,
       Result: MemberFromRow,
       execute: ({ orgId, id }) =>
-        sql`SELECT id, user_sub, role, created_at FROM org_members WHERE org_id = ${orgId} AND id = ${id} FOR UPDATE`
+        sql`SELECT id, user_sub, role, created_at, sealing_key FROM org_members WHERE org_id = ${orgId} AND id = ${id} FOR UPDATE`
     })
     /** Locks a member (inside a transaction); none when the organization has no such member. */
     const member = (orgId: OrgId, id: MemberId) => lockMember({ orgId, id }).pipe(undecodableDies)
@@ -130,6 +130,20 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Orgs/OrgRepo", {
 
     const removeMember = (orgId: OrgId, id: MemberId) =>
       sql`DELETE FROM org_members WHERE org_id = ${orgId} AND id = ${id}`.pipe(Effect.asVoid)
+
+    const publishKey = SqlSchema.findOne({
+      Request: Schema.Struct({ orgId: OrgId, sub: Schema.String, key: Schema.String, now: Schema.DateFromSelf }),
+      Result: Schema.Struct({ id: MemberId, previous: Schema.NullOr(Schema.String) }),
+      execute: ({ orgId, sub, key, now }) =>
+        sql`
+          WITH prev AS (SELECT id, sealing_key FROM org_members WHERE org_id = ${orgId} AND user_sub = ${sub} FOR UPDATE)
+          UPDATE org_members m SET sealing_key = ${key}, sealing_key_at = ${now}
+          FROM prev WHERE m.id = prev.id
+          RETURNING m.id, prev.sealing_key AS previous`
+    })
+    /** Sets the member's sealing key; the key it replaced (null: none), or none when `sub` is not a member any more. */
+    const setSealingKey = (orgId: OrgId, sub: string, key: string, now: Date) =>
+      publishKey({ orgId, sub, key, now }).pipe(undecodableDies, Spans.withSpan("OrgRepo.setSealingKey"))
 
     const settingsOf = SqlSchema.findOne({
       Request: OrgId,
@@ -165,6 +179,7 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Orgs/OrgRepo", {
       lockOwners,
       setRole,
       removeMember,
+      setSealingKey,
       approvalsRequired,
       setApprovalsRequired
     } as const

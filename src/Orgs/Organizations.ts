@@ -55,15 +55,18 @@ export class Organizations extends Effect.Service<Organizations>()("Orgs/Organiz
     /** The caller's organization; 403 for a session that belongs to none. */
     const employerOrg = (session: Session) => Effect.map(actorOf(session), (actor) => actor.orgId)
 
-    /** The signed-in member, when their role grants `permission`; else 403 naming it. */
-    const authorize = (permission: Permission) =>
+    /** The signed-in member, when their role grants one of `permissions`; else 403 naming them. */
+    const authorizeAny = (...permissions: readonly [Permission, ...Array<Permission>]) =>
       CurrentSession.pipe(
         Effect.flatMap(actorOf),
         Effect.filterOrFail(
-          (actor) => actor.permissions.includes(permission),
-          (actor) => new Forbidden({ error: `this needs the permission ${permission}, which the role ${actor.role} does not grant` })
+          (actor) => permissions.some((p) => actor.permissions.includes(p)),
+          (actor) => new Forbidden({ error: `this needs the permission ${permissions.join(" or ")}, which the role ${actor.role} does not grant` })
         )
       )
+
+    /** The signed-in member, when their role grants `permission`; else 403 naming it. */
+    const authorize = (permission: Permission) => authorizeAny(permission)
 
     const me = Spans.fn("Organizations.me")(function*(session: Session, inviteToken: string | undefined) {
       const membership = yield* orgs.membership(session.sub)
@@ -179,6 +182,27 @@ export class Organizations extends Effect.Service<Organizations>()("Orgs/Organiz
       yield* changeMember(actor, id, undefined)
     })
 
+    /**
+     * Publishes the member's sealing key (issue 31 §1); replacing it is allowed, and publishing the same key again (a
+     * new device derives the same one from the wallet) writes no audit row.
+     */
+    const publishSealingKey = Spans.fn("Organizations.publishSealingKey")(function*(actor: Actor, key: string) {
+      const at = yield* now
+      yield* orgs.transaction(Effect.gen(function*() {
+        const set = yield* orgs.setSealingKey(actor.orgId, actor.sub, key, at)
+        if (Option.isNone(set)) return yield* noOrganization
+        if (set.value.previous === key) return
+        yield* audit.append({
+          orgId: actor.orgId,
+          actor: actor.audit,
+          action: "member.sealing_key_published",
+          subject: { type: "member", id: set.value.id }
+        })
+      }))
+      const member = yield* orgs.transaction(orgs.member(actor.orgId, actor.memberId as MemberId))
+      return yield* Option.match(member, { onNone: () => noOrganization, onSome: Effect.succeed })
+    })
+
     const settings = Spans.fn("Organizations.settings")(function*(orgId: OrgId) {
       const approvalsRequired = yield* orgs.approvalsRequired(orgId)
       return new OrgSettings({ approvalsRequired: approvalsRequired as 0 | 1 | 2 })
@@ -208,11 +232,13 @@ export class Organizations extends Effect.Service<Organizations>()("Orgs/Organiz
       actorOf,
       employerOrg,
       authorize,
+      authorizeAny,
       inviteMember,
       joinOrg,
       members,
       updateMember,
       removeMember,
+      publishSealingKey,
       settings,
       updateSettings
     } as const

@@ -13,6 +13,8 @@ const ownersOnly = new Forbidden({ error: "only an owner may make, change or rem
 export const orgPolicy = {
   manage: "org:manage" satisfies Permission,
   readSettings: "audit:read" satisfies Permission,
+  /** Publishing a sealing key, and listing the members (whose keys a batch's amounts are sealed to). */
+  readAmounts: "amounts:read" satisfies Permission,
 
   /** Inviting someone as `role`. */
   mayGrant: (actor: Actor, role: MemberRole) => role === "owner" && actor.role !== "owner" ? Effect.fail(ownersOnly) : Effect.void,

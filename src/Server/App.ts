@@ -10,6 +10,8 @@ import { Forbidden } from "../Domain/Errors.ts"
 import type { Session } from "../Domain/Session.ts"
 import { AuditTrail } from "../Sql/AuditTrail.ts"
 import { BatchControls } from "../Batches/BatchControls.ts"
+import { SealedAmountsRepo } from "../Batches/SealedAmountsRepo.ts"
+import { Sealing } from "../Batches/Sealing.ts"
 import { ControlRepo } from "../Batches/ControlRepo.ts"
 import { AuditHttpLive, ExportsHttpLive } from "../Audit/Http.ts"
 import { Exports } from "../Audit/Exports.ts"
@@ -175,6 +177,7 @@ export const servicesOn = (external: External) => {
     CheckpointSignerLive,
     ExportsRepo.Default,
     ControlRepo.Default,
+    SealedAmountsRepo.Default,
     Drain.Default,
     ServedCrs.Default
   )
@@ -184,6 +187,7 @@ export const servicesOn = (external: External) => {
     ContractorPayouts.DefaultWithoutDependencies,
     Batches.DefaultWithoutDependencies,
     BatchControls.DefaultWithoutDependencies,
+    Sealing.DefaultWithoutDependencies,
     AuditLog.DefaultWithoutDependencies,
     Exports.DefaultWithoutDependencies,
     ContractorInvites.DefaultWithoutDependencies,

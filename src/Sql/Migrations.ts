@@ -25,6 +25,7 @@ import Sep10UsedNonces from "../../migrations/0021_sep10_used_nonces.ts"
 import AuditSeals from "../../migrations/0022_audit_seals.ts"
 import WebhookSecretRotation from "../../migrations/0023_webhook_secret_rotation.ts"
 import AuditCheckpointSends from "../../migrations/0024_audit_checkpoint_sends.ts"
+import SealingKeys from "../../migrations/0025_sealing_keys.ts"
 import { PgLive } from "./PgLive.ts"
 
 /** Migrations are listed here so that they ship with the code; PgMigrator records which ran. */
@@ -52,7 +53,8 @@ export const MIGRATIONS = {
   "0021_sep10_used_nonces": Sep10UsedNonces,
   "0022_audit_seals": AuditSeals,
   "0023_webhook_secret_rotation": WebhookSecretRotation,
-  "0024_audit_checkpoint_sends": AuditCheckpointSends
+  "0024_audit_checkpoint_sends": AuditCheckpointSends,
+  "0025_sealing_keys": SealingKeys
 } as const
 
 export const MigratorLive = PgMigrator.layer({ loader: PgMigrator.fromRecord(MIGRATIONS) }).pipe(Layer.provide(NodeContext.layer))

@@ -29,7 +29,8 @@ export interface BatchRow {
   readonly createdBy: string | null
   readonly readiedBy: string | null
   readonly cancelRequestedAt: Date | null
-  readonly approvals: ReadonlyArray<{ readonly by: string; readonly at: string }>
+  readonly approvals: ReadonlyArray<{ readonly by: string; readonly at: string; readonly digest: string | null }>
+  readonly sealedAmountsDigest: string | null
   readonly approvalsRequired: number
   readonly createdAt: Date
   readonly startedAt: Date | null
@@ -145,6 +146,7 @@ export const batchRepoOn = (tables: PayrollTables) => {
             readiedBy: null,
             cancelRequestedAt: null,
             approvals: [],
+            sealedAmountsDigest: null,
             approvalsRequired: 0,
             createdAt,
             startedAt: null,

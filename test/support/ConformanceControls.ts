@@ -48,7 +48,14 @@ export const controlsRefusals: Readonly<Record<string, Refusal>> = {
       return refused("the last owner demoted", ok({ token: e.token, params: { id: owner }, json: { role: "viewer" } }, 409))
     }),
   "POST /batches/{id}/approve": (fx, e) =>
-    Effect.map(ready(fx, e.token), (id) => refused("approved by the batch's maker", ok({ token: e.token, params: { id } }, 403))),
+    Effect.gen(function*() {
+      const id = yield* ready(fx, e.token)
+      const approver = yield* member(fx, e.token, "approver")
+      return [
+        ["approved by the batch's maker", ok({ token: e.token, params: { id } }, 403)],
+        ["a digest for a batch without sealed amounts", ok({ token: approver.token, params: { id }, json: { sealedAmountsDigest: "0".repeat(64) } }, 409)]
+      ] as const
+    }),
   "POST /batches/{id}/reject": (fx, e) =>
     Effect.map(fx.draftBatch(e.token), (id) => refused("a draft rejected", ok({ token: e.token, params: { id }, json: { reason: "no" } }, 409))),
   "POST /batches/{id}/pause": (fx, e) => Effect.map(fx.draftBatch(e.token), (id) => refused("a draft paused", ok({ token: e.token, params: { id } }, 409))),

@@ -12,6 +12,7 @@ import { privyToken } from "./Privy.ts"
 import { archiveRefusals, archiveRequests } from "./ConformanceArchive.ts"
 import { webhookRefusals, webhookRequests } from "./ConformanceWebhooks.ts"
 import { controlsRefusals, controlsRequests } from "./ConformanceControls.ts"
+import { sealingRefusals, sealingRequests } from "./ConformanceSealing.ts"
 
 const privyStranger = await generateKeyPair("ES256")
 
@@ -118,7 +119,8 @@ export const validRequests: Readonly<Record<string, Recipe>> = {
   "GET /crs/bn254_g2.dat": () => at({}, 404),
   ...archiveRequests,
   ...webhookRequests,
-  ...controlsRequests
+  ...controlsRequests,
+  ...sealingRequests
 }
 
 
@@ -175,5 +177,6 @@ export const refusedRequests: Readonly<Record<string, Refusal>> = {
     }),
   ...archiveRefusals,
   ...webhookRefusals,
-  ...controlsRefusals
+  ...controlsRefusals,
+  ...sealingRefusals
 }

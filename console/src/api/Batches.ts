@@ -1,6 +1,7 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { AddPayouts, type Batch, type BatchStatus, CreateBatch, RejectBatch } from "../../../src/Domain/Batch.ts"
 import type { BatchId, ContractorId, PayoutId } from "../../../src/Domain/Ids.ts"
+import { ApproveBatch } from "../../../src/Domain/SealedAmounts.ts"
 import { useBackoff } from "./Backoff.ts"
 import { useClient } from "./useClient.ts"
 import { run } from "./Client.ts"
@@ -78,7 +79,7 @@ export const useBatchControls = (id: BatchId) => {
   const control = (call: () => Promise<Batch>) => useMutation({ mutationFn: call, onSuccess: refresh })
   return {
     ready: control(() => run(client.batches.ready(path))),
-    approve: control(() => run(client.batches.approve(path))),
+    approve: control(() => run(client.batches.approve({ ...path, payload: new ApproveBatch({}) }))),
     pause: control(() => run(client.batches.pause(path))),
     resume: control(() => run(client.batches.resume(path))),
     cancel: control(() => run(client.batches.cancel(path))),

@@ -1,0 +1,32 @@
+// Typed failures of sealing (issue 31 §1). Each extends Error (`Data.TaggedError`), so a Promise caller can switch on
+// `_tag` and `reason`. A message names what failed, never a key, a content key or an amount.
+import { Data } from "effect"
+
+export type SealingInputProblem =
+  | "AmountInvalid"
+  | "IdentifierInvalid"
+  | "DuplicateRecipient"
+  | "NoRecipients"
+  | "SealingKeyInvalid"
+
+/** The inputs cannot be sealed as given (nothing was sealed). */
+export class SealingInputInvalid extends Data.TaggedError("SealingInputInvalid")<{
+  readonly reason: SealingInputProblem
+  readonly message: string
+}> {}
+
+export type OpenProblem =
+  /** The envelope lists no wrapped key for this member. */
+  | "NotARecipient"
+  /** The member's wrapped key does not open under their key with this batch and member id: altered, or not theirs. */
+  | "WrappedKeyRejected"
+  /** The content key opened but the nonce, ciphertext or batch id (the AAD) does not authenticate: altered. */
+  | "CiphertextRejected"
+  /** Not an envelope of this version and suite, or the authenticated document is not what it should be. */
+  | "Malformed"
+
+/** A sealed envelope could not be opened by this member. */
+export class SealedOpenFailed extends Data.TaggedError("SealedOpenFailed")<{
+  readonly reason: OpenProblem
+  readonly message: string
+}> {}

@@ -1,0 +1,93 @@
+import { Clock, DateTime, Effect, Option } from "effect"
+import { createHash } from "node:crypto"
+import type { Actor } from "../Domain/Actor.ts"
+import { Conflict, Forbidden, notFound } from "../Domain/Errors.ts"
+import type { BatchId } from "../Domain/Ids.ts"
+import { can } from "../Domain/Roles.ts"
+import { RecipientRefused, SealedAmounts, type SealedEnvelope } from "../Domain/SealedAmounts.ts"
+import { AuditTrail } from "../Sql/AuditTrail.ts"
+import { BatchRepo } from "./BatchRepo.ts"
+import { ControlRepo } from "./ControlRepo.ts"
+import { batchPolicy } from "./Policy.ts"
+import { SealedAmountsRepo } from "./SealedAmountsRepo.ts"
+import * as Spans from "../Observability/Spans.ts"
+
+/** SHA-256 of the nonce's bytes followed by the ciphertext's, lowercase hex: what approvals bind (not the recipients). */
+export const sealedDigest = (envelope: Pick<SealedEnvelope, "nonce" | "ciphertext">) =>
+  createHash("sha256")
+    .update(Buffer.from(envelope.nonce, "base64url"))
+    .update(Buffer.from(envelope.ciphertext, "base64url"))
+    .digest("hex")
+
+/**
+ * A batch's sealed amounts (issue 31 §1): stored opaque, each recipient a current member who may read amounts and has
+ * a sealing key. New amounts (another digest) only while the batch is a draft, by a member who edits batches, and
+ * they clear its approvals; the same amounts shared with more members in any state until the batch is final.
+ */
+export class Sealing extends Effect.Service<Sealing>()("Batches/Sealing", {
+  effect: Effect.gen(function*() {
+    const batches = yield* BatchRepo
+    const controls = yield* ControlRepo
+    const repo = yield* SealedAmountsRepo
+    const audit = yield* AuditTrail
+
+    const refusedRecipients = (actor: Actor, envelope: SealedEnvelope) =>
+      Effect.gen(function*() {
+        const ids = envelope.recipients.map((r) => r.memberId)
+        const found = new Map((yield* repo.readers(actor.orgId, ids)).map((r) => [r.id as string, r]))
+        const problems = ids.flatMap((id) => {
+          const reader = found.get(id)
+          if (reader === undefined) return [`${id} is not a member of the organization`]
+          if (!can(reader.role, "amounts:read")) return [`${id} is a ${reader.role}, whose role may not read amounts`]
+          if (reader.sealingKey === null) return [`${id} has published no sealing key`]
+          return []
+        })
+        if (problems.length > 0) return yield* new RecipientRefused({ error: `the envelope cannot be sealed to: ${problems.join("; ")}` })
+      })
+
+    const put = Spans.fn("Sealing.put")(function*(actor: Actor, id: BatchId, envelope: SealedEnvelope) {
+      const digest = sealedDigest(envelope)
+      return yield* batches.transaction(Effect.gen(function*() {
+        const locked = yield* controls.lock(actor.orgId, id)
+        if (Option.isNone(locked)) return yield* notFound("batch")
+        const batch = locked.value
+        const previous = Option.map(yield* repo.find(id), (s) => s.digest)
+        const changed = Option.getOrNull(previous) !== digest
+        if (changed) {
+          if (!actor.permissions.includes(batchPolicy.write)) {
+            return yield* new Forbidden({
+              error: `new amounts need the permission ${batchPolicy.write}, which the role ${actor.role} does not grant ` +
+                "(the same amounts may be shared with more members)"
+            })
+          }
+          if (batch.status !== "draft") {
+            return yield* new Conflict({ error: `the batch is ${batch.status}; its amounts change only while it is a draft` })
+          }
+        } else if (batch.status === "completed" || batch.status === "canceled") {
+          return yield* new Conflict({ error: `the batch is ${batch.status}; its sealed amounts can no longer be shared` })
+        }
+        yield* refusedRecipients(actor, envelope)
+        const at = new Date(yield* Clock.currentTimeMillis)
+        yield* repo.store(id, envelope, digest, at, actor.sub)
+        if (changed) yield* repo.clearApprovals(id)
+        yield* audit.append({
+          orgId: actor.orgId,
+          actor: actor.audit,
+          action: changed ? "batch.amounts_sealed" : "batch.amounts_shared",
+          subject: { type: "batch", id },
+          from: Option.getOrNull(previous),
+          to: digest
+        })
+        return new SealedAmounts({ envelope, digest, updatedAt: DateTime.unsafeFromDate(at), updatedBy: actor.sub })
+      }))
+    })
+
+    const get = Spans.fn("Sealing.get")(function*(actor: Actor, id: BatchId) {
+      yield* Effect.flatMap(batches.find(actor.orgId, id), Option.match({ onNone: () => notFound("batch"), onSome: () => Effect.void }))
+      return yield* Effect.flatMap(repo.find(id), Option.match({ onNone: () => notFound("sealed amounts"), onSome: Effect.succeed }))
+    })
+
+    return { put, get } as const
+  }),
+  dependencies: [BatchRepo.Default, ControlRepo.Default, SealedAmountsRepo.Default, AuditTrail.Default]
+}) {}
