@@ -6,6 +6,12 @@ const INFRASTRUCTURE = "^src/(Sql|EmbeddedPostgres|Http|Stellar|Observability|Do
 // The start-up and the one composition root (main.ts, ServerBundle.ts, Launch.ts, App.ts) and what only it wires.
 const COMPOSITION = "^src/(Server)/"
 
+// dependency-cruiser 17 parses every TypeScript file with SWC's `tsx` off, so the console's .tsx pages fail to parse
+// (sverweij/dependency-cruiser#1081, fixed in 18 by #1086); until then, the one SWC it loads parses .tsx as TSX.
+const swc = require("@swc/core")
+const parseFileSync = swc.parseFileSync
+swc.parseFileSync = (file, options) => parseFileSync(file, file.endsWith(".tsx") ? { ...options, tsx: true } : options)
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -36,7 +42,21 @@ module.exports = {
         "the schemas they use, src/Domain) and libraries, never the server's implementation",
       severity: "error",
       from: { path: "^client/src/" },
-      to: { path: "^src/", pathNot: "^src/(Api\\.ts$|Domain/|[A-Za-z]+/Api\\.ts$|Audit/(AuditRecord|ExportsApi)\\.ts$)" }
+      to: {
+        path: "^src/",
+        pathNot: "^src/(Api\\.ts$|Domain/|[A-Za-z]+/Api\\.ts$|Audit/(AuditRecord|ExportsApi)\\.ts$|Auth/(ApiKeysApi|Scopes)\\.ts$)"
+      }
+    },
+    {
+      name: "the-console-reaches-the-service-only-through-the-client",
+      comment: "the web console (console/src) imports libraries, itself and the typed client package, never src/ nor " +
+        "another file of client/src: what it knows of the service is the contract as the package exports it. It names " +
+        "the package's contract entry @confidential-payroll/client/contract (client/src/Contract.ts, by console/" +
+        "tsconfig.json's paths and vite.config.ts's alias; matched here by name, as the paths need TypeScript's API " +
+        "to resolve from console/), or a path into client/src/Contract.ts or client/src/index.ts",
+      severity: "error",
+      from: { path: "^console/src/" },
+      to: { pathNot: "^(console/src/|client/src/(Contract|index)\\.ts$|node_modules/|@confidential-payroll/client/contract$)" }
     },
     {
       name: "the-server-imports-nothing-from-the-client",
@@ -66,6 +86,6 @@ module.exports = {
     // TypeScript 7 (the native compiler) has no JavaScript API for dependency-cruiser to parse with: SWC does.
     parser: "swc",
     tsPreCompilationDeps: true,
-    enhancedResolveOptions: { extensions: [".ts", ".js"] }
+    enhancedResolveOptions: { extensions: [".ts", ".tsx", ".js"] }
   }
 }

@@ -27,7 +27,14 @@ export default defineConfig({
   esbuild: { jsx: "automatic" },
   // The contract validates addresses with the SDK's StrKey (src/Domain/Stellar.ts); the page gets the same two checks
   // without the SDK (test/unit/console-strkey.test.ts holds them to it). Anything else taken from the SDK fails the build.
-  resolve: { alias: { "@stellar/stellar-sdk": here("src/lib/StrKey.ts") } },
+  // The console reaches the service through the typed client package only (.dependency-cruiser.cjs holds it): its
+  // contract entry, without the payroll runners and their Stellar SDK, built from source like tsconfig.json's "paths".
+  resolve: {
+    alias: {
+      "@stellar/stellar-sdk": here("src/lib/StrKey.ts"),
+      "@confidential-payroll/client/contract": here("../client/src/Contract.ts")
+    }
+  },
   build: {
     outDir: here("../dist/console"),
     emptyOutDir: true,

@@ -1,8 +1,8 @@
 // The typed client as a package: the contract (`Api`), its client and `runPayroll`, with the schemas a caller builds
 // payloads from and decodes answers with. Nothing here reaches the server's implementation.
 export { FetchHttpClient } from "@effect/platform"
-export { Api } from "../../src/Api.ts"
-export { type BusyRetry, type ClientOptions, type GroupName, makeClient, makeGroupClient, type RetryBusy } from "./Client.ts"
+// The contract without the payroll runners (which need the Stellar SDK): a narrower entry for browser pages.
+export * from "./Contract.ts"
 export {
   type BatchOptions,
   type PayrollItem,
@@ -18,79 +18,3 @@ export {
   type SigningOptions,
   type SigningProgress
 } from "./PayrollClient.ts"
-export { Challenge, SignedChallenge, PrivySignIn } from "../../src/Auth/Api.ts"
-export { FaucetRequest, VaultState } from "../../src/Funding/Api.ts"
-export { Health, Liveness, NotReady } from "../../src/Health/Api.ts"
-export {
-  AddPayouts,
-  Batch,
-  BatchJob,
-  BatchPage,
-  BatchRun,
-  BatchStatus,
-  ContractorPayout,
-  CreateBatch,
-  JobAccepted,
-  JobItem,
-  JobResult,
-  MAX_BATCH_ITEMS,
-  Payout,
-  PayoutPage,
-  PayoutStatus,
-  Approval,
-  RejectBatch
-} from "../../src/Domain/Batch.ts"
-export { MAX_BODY_BYTES } from "../../src/Domain/RequestLimits.ts"
-export { CreateOrgInvite, Member, MemberId, MemberPage, OrgSettings, UpdateMember } from "../../src/Domain/Members.ts"
-export { MemberRole, Permission } from "../../src/Domain/Roles.ts"
-export { AuditActor } from "../../src/Domain/Actor.ts"
-export { AuditPage, AuditRecord, AuditVerification } from "../../src/Audit/AuditRecord.ts"
-export { Statistics } from "../../src/Audit/ExportsApi.ts"
-export {
-  Conflict,
-  Forbidden,
-  HeadersTooLarge,
-  IdempotencyKeyReused,
-  InternalError,
-  InvalidRequest,
-  NotFound,
-  NotImplemented,
-  PayloadTooLarge,
-  RateLimited,
-  RequestTimeout,
-  ServiceUnavailable,
-  Unauthorized,
-  UnsupportedMediaType,
-  UpstreamUnavailable
-} from "../../src/Domain/Errors.ts"
-export * from "../../src/Domain/Ids.ts"
-export * from "../../src/Domain/Stellar.ts"
-export {
-  AcceptInvite,
-  Amount,
-  BulkImport,
-  BulkImportResult,
-  BulkRowError,
-  Contractor,
-  ContractorPage,
-  ContractorStatus,
-  CreateContractor,
-  Email,
-  Invitation,
-  PublicViewingKey,
-  Rate,
-  UpdateContractor
-} from "../../src/Domain/Contractor.ts"
-export { CreateOrg, Me, Org, OrgInvitation, Role, SessionToken, SignInMethod } from "../../src/Domain/Session.ts"
-export {
-  PreparedTransfer,
-  PrepareTransferRequest,
-  SimulationRefused,
-  SponsorRefused,
-  TransferOutcome,
-  TransferRejected,
-  TransferRequest,
-  TransferResult,
-  TransferStatus,
-  TransferTimeout
-} from "../../src/Domain/Transfer.ts"

@@ -1,5 +1,4 @@
-import type { Me } from "../../src/Domain/Session.ts"
-import type { Permission } from "../../src/Domain/Roles.ts"
+import type { Me, Permission } from "@confidential-payroll/client/contract"
 import { useMe } from "./api/Me.ts"
 import { Page } from "./components/Page.tsx"
 import { type NavItem, Shell } from "./components/Shell.tsx"

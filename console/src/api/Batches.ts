@@ -1,7 +1,15 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
-import { AddPayouts, type Batch, type BatchStatus, CreateBatch, RejectBatch } from "../../../src/Domain/Batch.ts"
-import type { BatchId, ContractorId, PayoutId } from "../../../src/Domain/Ids.ts"
-import { ApproveBatch } from "../../../src/Domain/SealedAmounts.ts"
+import {
+  AddPayouts,
+  ApproveBatch,
+  type Batch,
+  type BatchId,
+  type BatchStatus,
+  type ContractorId,
+  CreateBatch,
+  type PayoutId,
+  RejectBatch
+} from "@confidential-payroll/client/contract"
 import { useBackoff } from "./Backoff.ts"
 import { useClient } from "./useClient.ts"
 import { run } from "./Client.ts"

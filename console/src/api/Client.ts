@@ -1,6 +1,6 @@
 import { FetchHttpClient } from "@effect/platform"
 import { Cause, Effect, Exit, Option } from "effect"
-import { type GroupName, makeGroupClient } from "../../../client/src/Client.ts"
+import { type GroupName, makeGroupClient } from "@confidential-payroll/client/contract"
 import { ApiError } from "./ApiError.ts"
 
 type GroupClient<G extends GroupName> = Effect.Effect.Success<ReturnType<typeof makeGroupClient<G>>>

@@ -1,8 +1,12 @@
 import { useInfiniteQuery, useMutation, useQueries, useQueryClient } from "@tanstack/react-query"
-import type { ContractorStatus } from "../../../src/Domain/Contractor.ts"
-import { BulkImport, CreateContractor, UpdateContractor } from "../../../src/Domain/Contractor.ts"
-import type { ContractorId } from "../../../src/Domain/Ids.ts"
-import type { StellarAddress } from "../../../src/Domain/Stellar.ts"
+import {
+  BulkImport,
+  type ContractorId,
+  type ContractorStatus,
+  CreateContractor,
+  type StellarAddress,
+  UpdateContractor
+} from "@confidential-payroll/client/contract"
 import { useClient } from "./useClient.ts"
 import { run } from "./Client.ts"
 

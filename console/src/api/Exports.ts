@@ -1,6 +1,6 @@
 import { useMutation, useQuery } from "@tanstack/react-query"
 import { DateTime } from "effect"
-import type { BatchId } from "../../../src/Domain/Ids.ts"
+import type { BatchId } from "@confidential-payroll/client/contract"
 import { run } from "./Client.ts"
 import { useClient } from "./useClient.ts"
 

@@ -1,6 +1,5 @@
 import { useQuery } from "@tanstack/react-query"
-import type { Me } from "../../../src/Domain/Session.ts"
-import type { Permission } from "../../../src/Domain/Roles.ts"
+import type { Me, Permission } from "@confidential-payroll/client/contract"
 import { useSession } from "../session/Session.tsx"
 import { useClient } from "./useClient.ts"
 import { run } from "./Client.ts"

@@ -1,9 +1,14 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
-import type { ApiKeyId } from "../../../src/Auth/ApiKeysApi.ts"
-import { CreateApiKey } from "../../../src/Auth/ApiKeysApi.ts"
-import type { Scope } from "../../../src/Auth/Scopes.ts"
-import { CreateOrgInvite, type MemberId, OrgSettings, UpdateMember } from "../../../src/Domain/Members.ts"
-import type { MemberRole } from "../../../src/Domain/Roles.ts"
+import {
+  type ApiKeyId,
+  CreateApiKey,
+  CreateOrgInvite,
+  type MemberId,
+  type MemberRole,
+  OrgSettings,
+  type Scope,
+  UpdateMember
+} from "@confidential-payroll/client/contract"
 import { useClient } from "./useClient.ts"
 import { run } from "./Client.ts"
 

@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query"
-import { AcceptInvite } from "../../../src/Domain/Contractor.ts"
+import { AcceptInvite } from "@confidential-payroll/client/contract"
 import { useClient } from "./useClient.ts"
 import { run } from "./Client.ts"
 

@@ -7,7 +7,7 @@ import {
   UpdateWebhook,
   type WebhookDelivery,
   type WebhookId
-} from "../../../src/Webhooks/Api.ts"
+} from "@confidential-payroll/client/contract"
 import { useBackoff } from "./Backoff.ts"
 import { useClient } from "./useClient.ts"
 import { run } from "./Client.ts"

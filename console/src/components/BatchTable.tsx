@@ -1,4 +1,4 @@
-import type { Batch } from "../../../src/Domain/Batch.ts"
+import type { Batch } from "@confidential-payroll/client/contract"
 import { Link } from "../router/Router.tsx"
 import { StatusBadge } from "./StatusBadge.tsx"
 import { Time } from "./Time.tsx"

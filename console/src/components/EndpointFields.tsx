@@ -1,6 +1,6 @@
 import { Checkbox, Input } from "@stellar/design-system"
 import { useState } from "react"
-import { EventType } from "../../../src/Webhooks/Api.ts"
+import { EventType } from "@confidential-payroll/client/contract"
 import { ApiError } from "../api/ApiError.ts"
 import { EVENT_WORDS } from "../lib/WebhookEvents.ts"
 

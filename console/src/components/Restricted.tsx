@@ -1,6 +1,5 @@
 import type { ReactNode } from "react"
-import type { Me } from "../../../src/Domain/Session.ts"
-import type { Permission } from "../../../src/Domain/Roles.ts"
+import type { Me, Permission } from "@confidential-payroll/client/contract"
 import { permissionsOf } from "../api/Me.ts"
 import { Page } from "./Page.tsx"
 

@@ -1,6 +1,6 @@
 import { Button } from "@stellar/design-system"
 import type { ReactNode } from "react"
-import type { Me } from "../../../src/Domain/Session.ts"
+import type { Me } from "@confidential-payroll/client/contract"
 import { Link, useLocation } from "../router/Router.tsx"
 import { useSession } from "../session/Session.tsx"
 

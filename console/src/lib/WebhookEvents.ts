@@ -1,4 +1,4 @@
-import type { EventType } from "../../../src/Webhooks/Api.ts"
+import type { EventType } from "@confidential-payroll/client/contract"
 
 /** What each event type reports, in a few words for the form (the contract's own description, shortened). */
 export const EVENT_WORDS: Readonly<Record<EventType, string>> = {

@@ -1,7 +1,7 @@
 import { Button, Input, Notification, Select } from "@stellar/design-system"
 import { Option } from "effect"
 import { type FormEvent, useState } from "react"
-import type { Me } from "../../../src/Domain/Session.ts"
+import type { Me } from "@confidential-payroll/client/contract"
 import { type AuditFilter, useAudit, useVerify } from "../api/Audit.ts"
 import { messageOf } from "../api/ApiError.ts"
 import { CopyButton } from "../components/CopyButton.tsx"

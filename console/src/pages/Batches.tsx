@@ -1,7 +1,6 @@
 import { Button, Input, Select } from "@stellar/design-system"
 import { type FormEvent, useState } from "react"
-import type { BatchStatus } from "../../../src/Domain/Batch.ts"
-import type { Me } from "../../../src/Domain/Session.ts"
+import type { BatchStatus, Me } from "@confidential-payroll/client/contract"
 import { useBatches, useCreateBatch } from "../api/Batches.ts"
 import { messageOf } from "../api/ApiError.ts"
 import { permissionsOf } from "../api/Me.ts"

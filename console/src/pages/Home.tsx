@@ -1,7 +1,6 @@
 import { Banner } from "@stellar/design-system"
 import { useQuery } from "@tanstack/react-query"
-import type { Batch } from "../../../src/Domain/Batch.ts"
-import type { Me } from "../../../src/Domain/Session.ts"
+import type { Batch, Me } from "@confidential-payroll/client/contract"
 import { useBatches } from "../api/Batches.ts"
 import { run } from "../api/Client.ts"
 import { useContractors } from "../api/Contractors.ts"

@@ -1,6 +1,6 @@
 import { Button, Notification } from "@stellar/design-system"
 import { useRef } from "react"
-import type { Me } from "../../../src/Domain/Session.ts"
+import type { Me } from "@confidential-payroll/client/contract"
 import { messageOf } from "../api/ApiError.ts"
 import { useMe } from "../api/Me.ts"
 import { nextWait, type Wait } from "../api/Backoff.ts"

@@ -1,7 +1,7 @@
 import { Button, Input } from "@stellar/design-system"
 import { useMutation, useQueryClient } from "@tanstack/react-query"
 import { type FormEvent, useState } from "react"
-import { CreateOrg } from "../../../src/Domain/Session.ts"
+import { CreateOrg } from "@confidential-payroll/client/contract"
 import { messageOf } from "../api/ApiError.ts"
 import { run } from "../api/Client.ts"
 import { Page, Section } from "../components/Page.tsx"

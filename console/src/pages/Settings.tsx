@@ -1,6 +1,6 @@
 import { Button, Select } from "@stellar/design-system"
 import { type FormEvent, useEffect, useState } from "react"
-import type { Me } from "../../../src/Domain/Session.ts"
+import type { Me } from "@confidential-payroll/client/contract"
 import { messageOf } from "../api/ApiError.ts"
 import { permissionsOf } from "../api/Me.ts"
 import { useSettings, useUpdateSettings } from "../api/Org.ts"

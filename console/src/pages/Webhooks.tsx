@@ -1,7 +1,6 @@
 import { Button } from "@stellar/design-system"
 import type { FormEvent } from "react"
-import type { Me } from "../../../src/Domain/Session.ts"
-import type { Webhook } from "../../../src/Webhooks/Api.ts"
+import type { Me, Webhook } from "@confidential-payroll/client/contract"
 import { messageOf } from "../api/ApiError.ts"
 import { useWebhookControls, useWebhooks } from "../api/Webhooks.ts"
 import { Confirm } from "../components/Confirm.tsx"

@@ -1,6 +1,6 @@
 import { isConnected, requestAccess, signTransaction } from "@stellar/freighter-api"
 import { DateTime } from "effect"
-import { SignedChallenge } from "../../../src/Auth/Api.ts"
+import { SignedChallenge } from "@confidential-payroll/client/contract"
 import { clientFor, run } from "../api/Client.ts"
 import type { StoredSession } from "../session/Session.tsx"
 import type { SignInStep } from "./SignInStep.ts"
