@@ -9,16 +9,16 @@ import { Effect, Layer } from "effect"
 import { ChainReader } from "../client/src/confidential/chain/ChainReader.ts"
 import { prepareCall } from "../client/src/confidential/chain/Calls.ts"
 import { makeKeyCheck } from "../client/src/confidential/Circuits.ts"
-import { openWallet, type ConfidentialWallet } from "../client/src/confidential/ConfidentialWallet.ts"
-import { keysFromSigner } from "../client/src/confidential/crypto/KeyDerivation.ts"
+import type { ConfidentialWallet } from "../client/src/confidential/ConfidentialWallet.ts"
 import { fetchAccountEvents } from "../client/src/confidential/state/ArchiveEvents.ts"
-import { MemoryStore } from "../client/src/confidential/state/Store.ts"
 import { CreateContractor } from "../src/Domain/Contractor.ts"
 import { StellarAddress } from "../src/Domain/Stellar.ts"
 import { FetchHttpClient } from "@effect/platform"
 import { api } from "./support/Api.ts"
 import { signIn } from "./support/Client.ts"
-import { deploymentOf, keypairSigner, proofVerifier, provingSetup, signAndSend } from "./support/ConfidentialProving.ts"
+import {
+  deploymentOf, loopbackWallet, proofVerifier, provingSetup, sequenceOf as loopbackSequence, signAndSend, syncUntil as syncWallet
+} from "./support/ConfidentialProving.ts"
 import { CONFIDENTIAL_TOKEN, TestApp, TestAppLive, type TestAppShape } from "./support/TestApp.ts"
 import { tokenOf } from "./support/VersionedToken.ts"
 import { walletEmployer } from "./support/Transfer.ts"
@@ -26,23 +26,10 @@ import { walletEmployer } from "./support/Transfer.ts"
 const ProvingApp = Layer.unwrapScoped(Effect.map(proofVerifier, (verifier) => TestAppLive({ ARCHIVE_POLL_INTERVAL: "200 millis" }, { ledgerIntervalMs: 100, verifier })))
 
 const walletFor = (app: TestAppShape, key: Keypair) =>
-  Effect.gen(function*() {
-    const token = tokenOf(app)
-    const reader = new ChainReader(new rpc.Server(app.rpc.url, { allowHttp: true }), deploymentOf(token, app.rpc.networkPassphrase))
-    const keys = yield* Effect.promise(() => keysFromSigner({ signer: keypairSigner(key), account: key.publicKey(), contract: CONFIDENTIAL_TOKEN }))
-    const setup = yield* provingSetup
-    return yield* openWallet({ keys, account: key.publicKey(), reader, setup, store: new MemoryStore() })
-  })
+  Effect.flatMap(provingSetup, (setup) => loopbackWallet(app.rpc, CONFIDENTIAL_TOKEN, setup, key))
 
-/** Syncs from the service's archive until `done` holds of the account's balances (the archive trails the ledger). */
 const syncUntil = (app: TestAppShape, wallet: ConfidentialWallet, done: (b: { spendable: bigint; receiving: bigint }) => boolean) =>
-  Effect.gen(function*() {
-    const history = yield* fetchAccountEvents(app.url, CONFIDENTIAL_TOKEN, wallet.account, wallet.state.cursor)
-    yield* wallet.sync(history.events)
-    const balances = yield* wallet.balances()
-    if (!done(balances)) return yield* Effect.fail("not yet" as const)
-    return balances
-  }).pipe(Effect.retry({ times: 100, while: (e) => e === "not yet" || (typeof e === "object" && e !== null && "_tag" in e && e._tag === "StateMismatch") }), Effect.delay("100 millis"))
+  syncWallet(app.url, CONFIDENTIAL_TOKEN, wallet, done)
 
 /** `data` with one bit of a payload field flipped: the proof no longer matches its public inputs. */
 const alterField = (data: Uint8Array, name: string) => {
@@ -61,7 +48,7 @@ const alterField = (data: Uint8Array, name: string) => {
   return Uint8Array.from(altered.toXDR())
 }
 
-const sequenceOf = (app: TestAppShape, account: string) => (app.rpc.account(account)?.sequence ?? 0n).toString()
+const sequenceOf = (app: TestAppShape, account: string) => loopbackSequence(app.rpc, account)
 
 // The layer's timeout covers building it (the test CRS, made once, and the verifier's keys); each test has its own.
 layer(ProvingApp, { timeout: "300 seconds" })("the confidential client with real proofs", (it) => {

@@ -14,18 +14,18 @@ import { expect, layer } from "@effect/vitest"
 import { FetchHttpClient } from "@effect/platform"
 import { Keypair, nativeToScVal, rpc, TransactionBuilder } from "@stellar/stellar-sdk"
 import { Console, Effect, Layer, Schedule } from "effect"
-import { ChainReader } from "../client/src/confidential/chain/ChainReader.ts"
 import { prepareCall } from "../client/src/confidential/chain/Calls.ts"
-import { openWallet, type ConfidentialWallet } from "../client/src/confidential/ConfidentialWallet.ts"
-import { keysFromSigner } from "../client/src/confidential/crypto/KeyDerivation.ts"
+import type { ConfidentialWallet } from "../client/src/confidential/ConfidentialWallet.ts"
 import { fetchAccountEvents } from "../client/src/confidential/state/ArchiveEvents.ts"
-import { MemoryStore } from "../client/src/confidential/state/Store.ts"
 import { openDocument } from "../client/src/sealing/Envelope.ts"
 import { amountToDecimal, deriveSealingKey, openAmounts, SEALED_AMOUNTS_INFO, sealAmounts } from "../client/src/sealing/index.ts"
 import { CreateOrg } from "../src/Domain/Session.ts"
 import { api } from "./support/Api.ts"
 import { call, signIn } from "./support/Client.ts"
-import { deploymentOf, keypairSigner, proofVerifier, provingSetup, signAndSend } from "./support/ConfidentialProving.ts"
+import {
+  deploymentOf, keypairSigner, loopbackWallet, proofVerifier, provingSetup, sequenceOf as loopbackSequence, signAndSend,
+  syncUntil as syncWallet
+} from "./support/ConfidentialProving.ts"
 import { must } from "./support/Members.ts"
 import { psql } from "./support/Psql.ts"
 import { CONFIDENTIAL_TOKEN, TestApp, TestAppLive, type TestAppShape } from "./support/TestApp.ts"
@@ -192,30 +192,13 @@ const download = (app: TestAppShape, token: string, path: string) =>
 // ---------------------------------------------------------------------------------------------------------------------
 // Paying
 
-const sequenceOf = (app: TestAppShape, account: string) => (app.rpc.account(account)?.sequence ?? 0n).toString()
+const sequenceOf = (app: TestAppShape, account: string) => loopbackSequence(app.rpc, account)
 
 const walletFor = (app: TestAppShape, key: Keypair) =>
-  Effect.gen(function*() {
-    const token = tokenOf(app)
-    const reader = new ChainReader(new rpc.Server(app.rpc.url, { allowHttp: true }), deploymentOf(token, app.rpc.networkPassphrase))
-    const keys = yield* Effect.promise(() => keysFromSigner({ signer: keypairSigner(key), account: key.publicKey(), contract: CONFIDENTIAL_TOKEN }))
-    const setup = yield* provingSetup
-    return yield* openWallet({ keys, account: key.publicKey(), reader, setup, store: new MemoryStore() })
-  })
+  Effect.flatMap(provingSetup, (setup) => loopbackWallet(app.rpc, CONFIDENTIAL_TOKEN, setup, key))
 
-/** Syncs from the service's archive until `done` holds of the account's balances (the archive trails the ledger). */
 const syncUntil = (app: TestAppShape, wallet: ConfidentialWallet, done: (b: { spendable: bigint; receiving: bigint }) => boolean) =>
-  Effect.gen(function*() {
-    const history = yield* fetchAccountEvents(app.url, CONFIDENTIAL_TOKEN, wallet.account, wallet.state.cursor)
-    yield* wallet.sync(history.events)
-    const balances = yield* wallet.balances()
-    if (!done(balances)) return yield* Effect.fail("not yet" as const)
-    return balances
-  }).pipe(Effect.retry({
-    times: 150,
-    schedule: Schedule.spaced("200 millis"),
-    while: (e) => e === "not yet" || (typeof e === "object" && e !== null && "_tag" in e && e._tag === "StateMismatch")
-  }))
+  syncWallet(app.url, CONFIDENTIAL_TOKEN, wallet, done)
 
 const control = formsOf(CONTROL)
 /** The control's forms in one name (at most 200 characters), for a contractor and for the paid batch. */

@@ -2,17 +2,22 @@
 // time), the loopback token's verifier (bb.js in a worker, computing each circuit's key with that CRS), the client's
 // prover with OZ's circuits as the project keeps them (client/circuits/8af46e2c), and a wallet's signer.
 import { type Keypair, rpc, type Transaction } from "@stellar/stellar-sdk"
-import { Effect } from "effect"
+import { Effect, Schedule } from "effect"
 import { readFileSync } from "node:fs"
 import * as Path from "node:path"
 import type { ProvingSetup } from "../../client/src/confidential/Circuits.ts"
 import type { TokenDeployment } from "../../client/src/confidential/chain/Deployment.ts"
-import type { MessageSigner } from "../../client/src/confidential/crypto/KeyDerivation.ts"
+import { ChainReader } from "../../client/src/confidential/chain/ChainReader.ts"
+import { type ConfidentialWallet, openWallet } from "../../client/src/confidential/ConfidentialWallet.ts"
+import { keysFromSigner, type MessageSigner } from "../../client/src/confidential/crypto/KeyDerivation.ts"
+import { fetchAccountEvents } from "../../client/src/confidential/state/ArchiveEvents.ts"
+import { MemoryStore } from "../../client/src/confidential/state/Store.ts"
 import { type CircuitArtifact, loadCircuit, type Manifest } from "../../client/src/confidential/proving/Artifacts.ts"
 import { ensureTestCrs } from "../../client/src/confidential/proving/CrsFiles.ts"
 import { makeProver } from "../../client/src/confidential/proving/Prover.ts"
 import type { LoopbackConfidentialToken } from "./LoopbackConfidentialToken.ts"
 import { LoopbackProofVerifier } from "./LoopbackProofVerifier.ts"
+import type { LoopbackRpc } from "./LoopbackRpc.ts"
 
 const root = Path.resolve(import.meta.dirname, "../..")
 export const TEST_CRS_DIR = Path.join(root, "node_modules/.cache/confidential-payroll/crs")
@@ -71,3 +76,36 @@ export const signAndSend = (server: rpc.Server, tx: Transaction, key: Keypair) =
     const final = await server.pollTransaction(sent.hash, { attempts: 200, sleepStrategy: () => 50 })
     return final.status
   })
+
+/**
+ * Syncs a wallet from the service's archive at `url` until `done` holds of its balances: the archive trails the ledger,
+ * and until it has the latest events the openings do not match the chain (StateMismatch), so both are waited out.
+ */
+export const syncUntil = (
+  url: string,
+  contract: string,
+  wallet: ConfidentialWallet,
+  done: (b: { readonly spendable: bigint; readonly receiving: bigint }) => boolean
+) =>
+  Effect.gen(function*() {
+    const history = yield* fetchAccountEvents(url, contract, wallet.account, wallet.state.cursor)
+    yield* wallet.sync(history.events)
+    const balances = yield* wallet.balances().pipe(Effect.catchTag("StateMismatch", () => Effect.fail("not yet" as const)))
+    if (!done(balances)) return yield* Effect.fail("not yet" as const)
+    return balances
+  }).pipe(Effect.retry({ schedule: Schedule.spaced("100 millis"), times: 300, while: (e) => e === "not yet" }))
+
+/** A wallet of the confidential client for `key` on the token `deployment` at `rpcUrl`: keys from its SEP-53 signature, openings in memory. */
+export const clientWallet = (rpcUrl: string, deployment: TokenDeployment, setup: ProvingSetup, key: Keypair) =>
+  Effect.gen(function*() {
+    const reader = new ChainReader(new rpc.Server(rpcUrl, { allowHttp: true }), deployment)
+    const keys = yield* Effect.promise(() => keysFromSigner({ signer: keypairSigner(key), account: key.publicKey(), contract: deployment.contract }))
+    return yield* openWallet({ keys, account: key.publicKey(), reader, setup, store: new MemoryStore() })
+  })
+
+/** `clientWallet` on the loopback's token at `contract`. */
+export const loopbackWallet = (rpcServer: LoopbackRpc, contract: string, setup: ProvingSetup, key: Keypair) =>
+  clientWallet(rpcServer.url, deploymentOf(rpcServer.deployConfidentialToken(contract), rpcServer.networkPassphrase), setup, key)
+
+/** The account's current sequence number on the loopback, as a transaction built on it needs. */
+export const sequenceOf = (rpcServer: LoopbackRpc, account: string) => (rpcServer.account(account)?.sequence ?? 0n).toString()

@@ -13,12 +13,9 @@
 //   (sk, pk) = DeriveKeyPair(ikm), RFC 9180 §7.1.3 for DHKEM(X25519, HKDF-SHA256), as @hpke/core implements it.
 //
 // The private key is then held as a non-extractable WebCrypto key: it can open, never be exported or printed.
-import { equalBytes } from "@noble/curves/utils.js"
 import { hkdf } from "@noble/hashes/hkdf.js"
 import { sha256 } from "@noble/hashes/sha2.js"
-import { Keypair, StrKey } from "@stellar/stellar-sdk"
-import { KeyDerivationFailed, SignerNotDeterministic } from "../confidential/Errors.ts"
-import type { MessageSigner, SignedMessage } from "../confidential/crypto/KeyDerivation.ts"
+import { type MessageSigner, withSignerRoot } from "../confidential/crypto/KeyDerivation.ts"
 import { fromBase64Url, toBase64Url } from "./Base64Url.ts"
 import { SealingInputInvalid } from "./Errors.ts"
 import { hpkeSuite, PUBLIC_KEY_BYTES, utf8 } from "./Suite.ts"
@@ -98,53 +95,17 @@ export interface SealingKeyOptions {
   readonly networkPassphrase?: string
 }
 
-const refused = () => new KeyDerivationFailed({ reason: "SignerRefused", message: "the signer gave no signature" })
-const malformed = () => new KeyDerivationFailed({ reason: "SignatureMalformed", message: "the signature is not 64 bytes" })
-
-// As KeyDerivation.ts reads a Freighter answer: base64 (freighter-api v4) or bytes (v3), 64 bytes either way.
-const signatureBytes = (signed: string | Uint8Array): Uint8Array => {
-  if (typeof signed !== "string") {
-    if (signed.length !== 64) throw malformed()
-    return Uint8Array.from(signed)
-  }
-  if (!/^[A-Za-z0-9+/]{86}==$/.test(signed)) throw malformed()
-  return Uint8Array.from(atob(signed), (c) => c.charCodeAt(0))
-}
-
-/** Signs the sealing-key message twice, checks the answers agree and verify, and derives the key pair. */
-export const deriveSealingKey = async (options: SealingKeyOptions): Promise<SealingKeyPair> => {
-  const { organizationId, account, signer, networkPassphrase } = options
-  const signerKey = options.signerKey ?? account
-  if (!StrKey.isValidEd25519PublicKey(signerKey)) {
-    throw new KeyDerivationFailed({ reason: "NoSignerKey", message: "a sealing key needs an ed25519 (G…) signer" })
-  }
-  const message = sealingKeyMessage(organizationId, account)
-  const opts = networkPassphrase === undefined ? { address: signerKey } : { address: signerKey, networkPassphrase }
-  const ask = async (): Promise<Uint8Array> => {
-    let answer: SignedMessage
-    try {
-      answer = await signer.signMessage(message, opts)
-    } catch {
-      throw refused()
+/** Signs the sealing-key message (twice, compared and verified: KeyDerivation.ts's withSignerRoot) and derives the pair. */
+export const deriveSealingKey = async (options: SealingKeyOptions): Promise<SealingKeyPair> =>
+  await withSignerRoot(
+    { signer: options.signer, signerKey: options.signerKey ?? options.account, networkPassphrase: options.networkPassphrase, what: "a sealing key" },
+    sealingKeyMessage(options.organizationId, options.account),
+    async (signature) => {
+      const ikm = hkdf(sha256, signature, utf8(SEALING_KEY_LABEL), utf8(IKM_INFO), 32)
+      try {
+        return await SealingKeyPair.fromIkm(ikm)
+      } finally {
+        ikm.fill(0)
+      }
     }
-    if (answer.error !== undefined || answer.signedMessage === null) throw refused()
-    return signatureBytes(answer.signedMessage)
-  }
-  const first = await ask()
-  const second = await ask()
-  let ikm: Uint8Array | undefined
-  try {
-    if (!equalBytes(first, second)) {
-      throw new SignerNotDeterministic({ message: "the signer gave two different signatures for the same message" })
-    }
-    if (!Keypair.fromPublicKey(signerKey).verifyMessage(message, first)) {
-      throw new KeyDerivationFailed({ reason: "SignatureInvalid", message: "the signature is not by the expected key" })
-    }
-    ikm = hkdf(sha256, first, utf8(SEALING_KEY_LABEL), utf8(IKM_INFO), 32)
-    return await SealingKeyPair.fromIkm(ikm)
-  } finally {
-    first.fill(0)
-    second.fill(0)
-    ikm?.fill(0)
-  }
-}
+  )

@@ -88,16 +88,20 @@ const signatureBytes = (signed: string | Uint8Array): Uint8Array => {
 }
 
 /**
- * §5.2: sign the root message twice (independent calls must agree, or the root would not reproduce), verify the
- * signature against the expected key before use, derive, and forget the signature.
+ * A signer's deterministic signature of `message`, as a root (SDK.md §5.2): asked twice (independent calls must agree,
+ * or the root would not reproduce), verified against the expected ed25519 key before use, handed to `use` and zeroed
+ * afterwards. `what` names the purpose in the refusal of a non-ed25519 signer. The sealing key (client/src/sealing/)
+ * derives from a signature the same way.
  */
-export const keysFromSigner = async (options: SignerRootOptions): Promise<ConfidentialKeys> => {
-  const { account, contract, signer, networkPassphrase } = options
-  const signerKey = options.signerKey ?? account
+export const withSignerRoot = async <A>(
+  options: { readonly signer: MessageSigner; readonly signerKey: string; readonly networkPassphrase?: string | undefined; readonly what: string },
+  message: string,
+  use: (root: Uint8Array) => A | Promise<A>
+): Promise<A> => {
+  const { signer, signerKey, networkPassphrase } = options
   if (!StrKey.isValidEd25519PublicKey(signerKey)) {
-    throw new KeyDerivationFailed({ reason: "NoSignerKey", message: "a signer root needs an ed25519 (G…) signer" })
+    throw new KeyDerivationFailed({ reason: "NoSignerKey", message: `${options.what} needs an ed25519 (G…) signer` })
   }
-  const message = rootMessage(contract, account)
   const opts = networkPassphrase === undefined ? { address: signerKey } : { address: signerKey, networkPassphrase }
   const ask = async (): Promise<Uint8Array> => {
     let answer: SignedMessage
@@ -118,11 +122,23 @@ export const keysFromSigner = async (options: SignerRootOptions): Promise<Confid
     if (!Keypair.fromPublicKey(signerKey).verifyMessage(message, first)) {
       throw new KeyDerivationFailed({ reason: "SignatureInvalid", message: "the signature is not by the expected key" })
     }
-    const addrF = addressToField(contract)
-    const acctF = addressToField(account)
-    return new ConfidentialKeys(deriveSk(first, addrF, acctF), addrF, acctF)
+    return await use(first)
   } finally {
     first.fill(0)
     second.fill(0)
   }
+}
+
+/** §5.2: the keys from the signer's root over the §5.2 message, the signature forgotten once derived. */
+export const keysFromSigner = async (options: SignerRootOptions): Promise<ConfidentialKeys> => {
+  const { account, contract } = options
+  return await withSignerRoot(
+    { signer: options.signer, signerKey: options.signerKey ?? account, networkPassphrase: options.networkPassphrase, what: "a signer root" },
+    rootMessage(contract, account),
+    (root) => {
+      const addrF = addressToField(contract)
+      const acctF = addressToField(account)
+      return new ConfidentialKeys(deriveSk(root, addrF, acctF), addrF, acctF)
+    }
+  )
 }
