@@ -1,7 +1,7 @@
 // Imports run one way (issue 15 §2): infrastructure below features, features without cycles between them.
 // Run by `npm run lint:deps`, which .ci/run calls after the tests.
 // test/unit/dependency-rules.test.ts holds the three lists to the folders src/ has: each in one, none that does not exist.
-const FEATURES = "^src/(Auth|Orgs|Contractors|ContractorPortal|Batches|BatchRuns|Transfers|Funding|Health|OnDevice|Archive|Audit|Webhooks|Console|Crs)/"
+const FEATURES = "^src/(Auth|Orgs|Contractors|ContractorPortal|Batches|BatchRuns|Transfers|Funding|Health|OnDevice|Archive|Audit|Webhooks|Console|Crs|StellarRpc)/"
 const INFRASTRUCTURE = "^src/(Sql|EmbeddedPostgres|Http|Stellar|Observability|Domain|RateLimit|Workers)/|^src/Config\\.ts$"
 // The start-up and the one composition root (main.ts, ServerBundle.ts, Launch.ts, App.ts) and what only it wires.
 const COMPOSITION = "^src/(Server)/"
@@ -52,11 +52,14 @@ module.exports = {
       comment: "the web console (console/src) imports libraries, itself and the typed client package, never src/ nor " +
         "another file of client/src: what it knows of the service is the contract as the package exports it. It names " +
         "the package's contract entry @confidential-payroll/client/contract (client/src/Contract.ts, by console/" +
-        "tsconfig.json's paths and vite.config.ts's alias; matched here by name, as the paths need TypeScript's API " +
-        "to resolve from console/), or a path into client/src/Contract.ts or client/src/index.ts",
+        "tsconfig.json's paths and vite.config.ts's alias) and its sealing entry @confidential-payroll/client/sealing " +
+        "(client/src/sealing/index.ts, the same way; loaded by the pages only with import()), and its confidential entry " +
+        "@confidential-payroll/client/confidential (client/src/confidential/index.ts, the same way; imported by " +
+        "console/src/confidential/, loaded with import()) — matched here by name, as the paths need TypeScript's API " +
+        "to resolve from console/ — or a path into client/src/Contract.ts or client/src/index.ts",
       severity: "error",
       from: { path: "^console/src/" },
-      to: { pathNot: "^(console/src/|client/src/(Contract|index)\\.ts$|node_modules/|@confidential-payroll/client/contract$)" }
+      to: { pathNot: "^(console/src/|client/src/(Contract|index)\\.ts$|client/src/(sealing|confidential)/index\\.ts$|node_modules/|@confidential-payroll/client/(contract|sealing|confidential)$)" }
     },
     {
       name: "the-server-imports-nothing-from-the-client",

@@ -12,11 +12,14 @@
 //   files and their imports become a stub that fails if ever reached.
 // noir_js's wasm-bindgen packages fetch `new URL("<name>_bg.wasm", import.meta.url)`; the worker initialises them
 // itself from beside its bundle, so the two .wasm files are copied there too.
+// The circuits the client pins (client/circuits/<commit>/: each artifact and the manifest) go into circuits/, so that
+// a page gets the prover and what it proves from one place (the service serves dist/prover at /app/prover/).
 import type { BuildOptions, Metafile, Plugin } from "esbuild"
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { gzipSync } from "node:zlib"
+import { CIRCUITS_VERSION } from "../client/src/confidential/node.ts"
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url))
 export const WORKER_ENTRY = Path.join(ROOT, "client/src/confidential/browser/ProverWorker.ts")
@@ -24,6 +27,10 @@ export const WORKER_FILE = "prover-worker.js"
 
 const BB_BROWSER = Path.join(ROOT, "node_modules/@aztec/bb.js/dest/browser")
 const NOIR = Path.join(ROOT, "node_modules/@noir-lang")
+const CIRCUITS = Path.join(ROOT, "client/circuits", CIRCUITS_VERSION)
+
+/** Where the circuits land inside the bundle. */
+export const CIRCUITS_FOLDER = "circuits"
 
 /** bb's inlined-wasm chunks: never loaded, since the worker gives bb a wasmPath. */
 const noInlinedWasm: Plugin = {
@@ -63,6 +70,7 @@ const dataUrlBytes = async (chunk: string): Promise<Uint8Array> => {
 }
 
 export interface BundleFile {
+  /** Relative to the bundle's directory (`circuits/register.json` for a circuit). */
   readonly name: string
   readonly bytes: number
   readonly gzipBytes: number
@@ -74,7 +82,7 @@ export interface ProverBundle {
   readonly metafile: Metafile
 }
 
-/** Writes dist/prover (or `outdir`) afresh: the worker's chunks, bb's two worker scripts and the four wasm files. */
+/** Writes dist/prover (or `outdir`) afresh: the worker's chunks, bb's two worker scripts, the four wasm files, the circuits. */
 export const buildProver = async (outdir: string = Path.join(ROOT, "dist/prover")): Promise<ProverBundle> => {
   const esbuild = await import("esbuild")
   await rm(outdir, { recursive: true, force: true })
@@ -97,10 +105,16 @@ export const buildProver = async (outdir: string = Path.join(ROOT, "dist/prover"
     ["noirc_abi_wasm_bg.wasm", readFile(Path.join(NOIR, "noirc_abi/web/noirc_abi_wasm_bg.wasm"))]
   ]
   for (const [name, bytes] of copies) await writeFile(Path.join(outdir, name), await bytes)
+  await mkdir(Path.join(outdir, CIRCUITS_FOLDER))
+  for (const name of (await readdir(CIRCUITS)).filter((n) => n.endsWith(".json"))) {
+    await writeFile(Path.join(outdir, CIRCUITS_FOLDER, name), await readFile(Path.join(CIRCUITS, name)))
+  }
   const files: Array<BundleFile> = []
-  for (const name of (await readdir(outdir)).sort()) {
+  for (const entry of (await readdir(outdir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile())) {
+    const name = Path.relative(outdir, Path.join(entry.parentPath, entry.name))
     const bytes = await readFile(Path.join(outdir, name))
     files.push({ name, bytes: bytes.length, gzipBytes: gzipSync(bytes, { level: 9 }).length })
   }
+  files.sort((a, b) => a.name.localeCompare(b.name))
   return { outdir, files, metafile: result.metafile }
 }

@@ -1,11 +1,21 @@
 // Bundles the confidential client's browser prover (client/src/confidential/browser/ProverWorker.ts) into
 // dist/prover/: prover-worker.js and its chunks, bb.js's two worker scripts and the wasm they fetch (see
 // scripts/ProverBundle.ts for why each file is there). A page loads it only when it starts a prover
-// (browser/ProverClient.ts startProver), never with its first page.
+// (browser/ProverClient.ts startProver), never with its first page. Run by `npm install` (prepare) and `npm run build`
+// beside the console (the service serves dist/prover at /app/prover/); without esbuild (an install without dev
+// dependencies) nothing is built, and /app/prover/ says so.
 //
 //   node_modules/.bin/node scripts/build-prover.ts [outdir]
 import * as Path from "node:path"
-import { buildProver, type BundleFile } from "./ProverBundle.ts"
+import type { BundleFile } from "./ProverBundle.ts"
+
+try {
+  await import("esbuild")
+} catch {
+  console.warn("build-prover: esbuild is not installed; the service answers /app/prover/ with 501 until the prover is built")
+  process.exit(0)
+}
+const { buildProver } = await import("./ProverBundle.ts")
 
 const started = performance.now()
 const bundle = await buildProver(process.argv[2] === undefined ? undefined : Path.resolve(process.argv[2]))

@@ -8,6 +8,7 @@ import { AuditApi } from "./Audit/Api.ts"
 import { ExportsApi } from "./Audit/ExportsApi.ts"
 import { ContractorsApi } from "./Contractors/Api.ts"
 import { CrsApi } from "./Crs/Api.ts"
+import { StellarRpcApi } from "./StellarRpc/Api.ts"
 import {
   HeadersTooLarge,
   InternalError,
@@ -18,6 +19,7 @@ import {
   UnsupportedMediaType
 } from "./Domain/Errors.ts"
 import { BatchesApi } from "./Batches/Api.ts"
+import { SealedReceiptsApi } from "./Batches/ReceiptsApi.ts"
 import { BatchRunsApi } from "./BatchRuns/Api.ts"
 import { ContractorPortalApi } from "./ContractorPortal/Api.ts"
 import { FundingApi } from "./Funding/Api.ts"
@@ -68,6 +70,7 @@ export class Api extends HttpApi.make("payroll")
   .add(ContractorsApi)
   .add(TransfersApi)
   .add(BatchesApi)
+  .add(SealedReceiptsApi)
   .add(BatchRunsApi)
   .add(ContractorPortalApi)
   .add(FundingApi)
@@ -78,6 +81,7 @@ export class Api extends HttpApi.make("payroll")
   .add(AuditApi)
   .add(ExportsApi)
   .add(CrsApi)
+  .add(StellarRpcApi)
   // Answers any operation can give, whoever makes them: Node's HTTP parser (400, 408, 431), the body checks before
   // the router (400, 408, 413, 415), the database going away (503) and an unexpected failure (500).
   .addError(InvalidRequest)

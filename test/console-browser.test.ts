@@ -2,69 +2,20 @@ import { expect, layer } from "@effect/vitest"
 import { Keypair } from "@stellar/stellar-sdk"
 import { Context, Effect, Layer } from "effect"
 import { readFile } from "node:fs/promises"
-import type { Browser, BrowserContext, Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { Webhook } from "standardwebhooks"
 import { MAX_DELAY } from "../console/src/api/Backoff.ts"
-import { axeViolations, docsImage, ensureConsoleBuilt, launchBrowser, screenshots } from "./support/Browser.ts"
-import { installFreighter } from "./support/FreighterStandIn.ts"
+import { docsImage, ensureConsoleBuilt, launchBrowser } from "./support/Browser.ts"
+import { heading, inspect, type Person, personAt, signIn, statusOf, ZONE } from "./support/ConsolePeople.ts"
 import { joinAs, readyContractor } from "./support/Members.ts"
 import { KeptAlive } from "./support/RawHttp.ts"
-import { CONFIDENTIAL_TOKEN, TestApp, TestAppLive, type TestAppShape } from "./support/TestApp.ts"
+import { CONFIDENTIAL_TOKEN, TestApp, TestAppLive } from "./support/TestApp.ts"
 import { webhookReceiver } from "./support/WebhookReceiver.ts"
 
 class Chromium extends Context.Tag("test/Chromium")<Chromium, Browser>() {}
 
 /** The console built (when its sources changed), then one Chromium for the whole file. */
 const ChromiumLive = Layer.scoped(Chromium, Effect.zipRight(Effect.sync(ensureConsoleBuilt), launchBrowser))
-
-const ZONE = "America/New_York"
-
-interface Person {
-  readonly key: Keypair
-  readonly context: BrowserContext
-  readonly page: Page
-  /** Content-Security-Policy violations and uncaught errors the page reported. */
-  readonly problems: Array<string>
-}
-
-/** One person at one browser: their own context (cookies, sessionStorage), their own Freighter. */
-const personAt = async (browser: Browser, app: TestAppShape, key: Keypair): Promise<Person> => {
-  const context = await browser.newContext({
-    baseURL: app.url,
-    viewport: { width: 1440, height: 900 },
-    timezoneId: ZONE,
-    locale: "en-GB",
-    permissions: ["clipboard-read", "clipboard-write"],
-    acceptDownloads: true
-  })
-  await installFreighter(context, key)
-  await context.addInitScript({
-    content: `document.addEventListener("securitypolicyviolation", (e) => console.error("CSP violation: " + e.violatedDirective + " " + e.blockedURI))`
-  })
-  const page = await context.newPage()
-  const problems: Array<string> = []
-  page.on("console", (message) => {
-    if (message.text().startsWith("CSP violation")) problems.push(message.text())
-  })
-  page.on("pageerror", (error) => problems.push(error.message))
-  return { key, context, page, problems }
-}
-
-/** Every page the suite visits: no serious or critical axe violation, and its screenshots at 375 and 1440 pixels. */
-const inspect = async (person: Person, name: string) => {
-  const violations = await axeViolations(person.page)
-  expect({ page: name, violations }).toEqual({ page: name, violations: [] })
-  await screenshots(person.page, name)
-}
-
-const heading = (page: Page, name: string | RegExp) => page.getByRole("heading", { level: 1, name }).waitFor({ timeout: 15_000 })
-
-const signIn = async (person: Person, path = "/app") => {
-  await person.page.goto(path)
-  await person.page.getByRole("button", { name: "Sign in with Freighter" }).click()
-}
-
-const statusOf = (page: Page) => page.locator(".facts div").filter({ hasText: "Status" }).locator("dd")
 
 const sessionToken = async (page: Page) =>
   String(await page.evaluate(`JSON.parse(sessionStorage.getItem("payroll.session") ?? "{}").token`))

@@ -28,10 +28,18 @@ export {
   Approval,
   RejectBatch
 } from "../../src/Domain/Batch.ts"
-export { ApproveBatch } from "../../src/Domain/SealedAmounts.ts"
+export {
+  ApproveBatch,
+  PublishSealingKey,
+  RecipientRefused,
+  SealedAmounts,
+  SealedEnvelope,
+  SealedRecipient,
+  SEALING_SUITE
+} from "../../src/Domain/SealedAmounts.ts"
 export { MAX_BODY_BYTES } from "../../src/Domain/RequestLimits.ts"
 export { CreateOrgInvite, Member, MemberId, MemberPage, OrgSettings, UpdateMember } from "../../src/Domain/Members.ts"
-export { MemberRole, Permission } from "../../src/Domain/Roles.ts"
+export { MemberRole, Permission, ROLE_PERMISSIONS } from "../../src/Domain/Roles.ts"
 export { AuditActor } from "../../src/Domain/Actor.ts"
 export { AuditPage, AuditRecord, AuditVerification } from "../../src/Audit/AuditRecord.ts"
 export { Statistics } from "../../src/Audit/ExportsApi.ts"

@@ -136,6 +136,8 @@ export const runSignedPayroll = (
             payload: PrepareTransferRequest.make({
               to: StellarAddress.make(transfer.to),
               data: transfer.data,
+              // An organization that requires approvals prepares only transfers that name their payout (403 otherwise).
+              ...(transfer.payoutId === undefined ? {} : { payoutId: transfer.payoutId }),
               ...(options.validFor === undefined ? {} : { validFor: options.validFor })
             })
           }).pipe(

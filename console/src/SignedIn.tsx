@@ -18,6 +18,7 @@ import { Settings } from "./pages/Settings.tsx"
 import { WebhookDetail } from "./pages/WebhookDetail.tsx"
 import { Webhooks } from "./pages/Webhooks.tsx"
 import { Link, match } from "./router/Router.tsx"
+import { SealingProvider } from "./sealing/Sealing.tsx"
 
 const NotFound = () => (
   <Page title="Page not found">
@@ -96,7 +97,7 @@ const SignedIn = ({ path }: { readonly path: string }) => {
       </Shell>
     )
   }
-  return <Shell me={me.data} nav={navFor(me.data)}>{pageFor(me.data, path)}</Shell>
+  return <SealingProvider><Shell me={me.data} nav={navFor(me.data)}>{pageFor(me.data, path)}</Shell></SealingProvider>
 }
 
 export default SignedIn

@@ -55,7 +55,9 @@ export const routeScopes: Readonly<Record<string, ReadonlyArray<Scope>>> = {
   "GET /exports/payouts.csv": ["audit:read"],
   "GET /exports/contractors.csv": ["audit:read"],
   "GET /exports/audit.csv": ["audit:read"],
-  "GET /statistics": ["audit:read"]
+  "GET /statistics": ["audit:read"],
+  // Public chain data, read-only: any key may read it (a Node client proving transfers reads the token as a browser does).
+  "POST /stellar-rpc": Scope.literals
 }
 
 /** Whether a key with `scopes` may call the operation `method path` (a router path such as `/batches/:id`). */

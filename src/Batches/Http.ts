@@ -7,6 +7,7 @@ import { Organizations } from "../Orgs/Organizations.ts"
 import { BatchControls } from "./BatchControls.ts"
 import { Batches } from "./Batches.ts"
 import { batchPolicy } from "./Policy.ts"
+import { SealedReceipts } from "./SealedReceipts.ts"
 import { Sealing } from "./Sealing.ts"
 
 /** The pages of batches and of a batch's payouts, encoded by hand (`batchToJson`, `payoutToJson`). */
@@ -46,4 +47,17 @@ export const BatchesHttpLive = HttpApiBuilder.group(Api, "batches", (handlers) =
         Effect.flatMap(write, (actor) => controls.cancelPayout(actor, path.id, path.payoutId)))
       .handle("sealAmounts", ({ path, payload }) => Effect.flatMap(readAmounts, (actor) => sealing.put(actor, path.id, payload)))
       .handle("sealedAmounts", ({ path }) => Effect.flatMap(readAmounts, (actor) => sealing.get(actor, path.id)))
+  }))
+
+/** A payout's sealed receipt and a batch's receipts: for the members who may read amounts (a new receipt: the payer). */
+export const SealedReceiptsHttpLive = HttpApiBuilder.group(Api, "sealedReceipts", (handlers) =>
+  Effect.gen(function*() {
+    const receipts = yield* SealedReceipts
+    const readAmounts = (yield* Organizations).authorize(batchPolicy.readAmounts)
+    return handlers
+      .handle("sealReceipt", ({ path, payload }) =>
+        Effect.flatMap(readAmounts, (actor) => receipts.put(actor, path.id, path.payoutId, payload)))
+      .handle("sealedReceipt", ({ path }) => Effect.flatMap(readAmounts, (actor) => receipts.get(actor, path.id, path.payoutId)))
+      .handle("sealedReceipts", ({ path, urlParams }) =>
+        Effect.flatMap(readAmounts, (actor) => receipts.list(actor, path.id, urlParams)))
   }))

@@ -3,13 +3,13 @@ import { createHash } from "node:crypto"
 import type { Actor } from "../Domain/Actor.ts"
 import { Conflict, Forbidden, notFound } from "../Domain/Errors.ts"
 import type { BatchId } from "../Domain/Ids.ts"
-import { can } from "../Domain/Roles.ts"
-import { RecipientRefused, SealedAmounts, type SealedEnvelope } from "../Domain/SealedAmounts.ts"
+import { SealedAmounts, type SealedEnvelope } from "../Domain/SealedAmounts.ts"
 import { AuditTrail } from "../Sql/AuditTrail.ts"
 import { BatchRepo } from "./BatchRepo.ts"
 import { ControlRepo } from "./ControlRepo.ts"
 import { batchPolicy } from "./Policy.ts"
 import { SealedAmountsRepo } from "./SealedAmountsRepo.ts"
+import { checkRecipients } from "./SealedRecipients.ts"
 import * as Spans from "../Observability/Spans.ts"
 
 /** SHA-256 of the nonce's bytes followed by the ciphertext's, lowercase hex: what approvals bind (not the recipients). */
@@ -30,20 +30,6 @@ export class Sealing extends Effect.Service<Sealing>()("Batches/Sealing", {
     const controls = yield* ControlRepo
     const repo = yield* SealedAmountsRepo
     const audit = yield* AuditTrail
-
-    const refusedRecipients = (actor: Actor, envelope: SealedEnvelope) =>
-      Effect.gen(function*() {
-        const ids = envelope.recipients.map((r) => r.memberId)
-        const found = new Map((yield* repo.readers(actor.orgId, ids)).map((r) => [r.id as string, r]))
-        const problems = ids.flatMap((id) => {
-          const reader = found.get(id)
-          if (reader === undefined) return [`${id} is not a member of the organization`]
-          if (!can(reader.role, "amounts:read")) return [`${id} is a ${reader.role}, whose role may not read amounts`]
-          if (reader.sealingKey === null) return [`${id} has published no sealing key`]
-          return []
-        })
-        if (problems.length > 0) return yield* new RecipientRefused({ error: `the envelope cannot be sealed to: ${problems.join("; ")}` })
-      })
 
     const put = Spans.fn("Sealing.put")(function*(actor: Actor, id: BatchId, envelope: SealedEnvelope) {
       const digest = sealedDigest(envelope)
@@ -66,7 +52,7 @@ export class Sealing extends Effect.Service<Sealing>()("Batches/Sealing", {
         } else if (batch.status === "completed" || batch.status === "canceled") {
           return yield* new Conflict({ error: `the batch is ${batch.status}; its sealed amounts can no longer be shared` })
         }
-        yield* refusedRecipients(actor, envelope)
+        yield* checkRecipients(repo.readers, actor.orgId, envelope)
         const at = new Date(yield* Clock.currentTimeMillis)
         yield* repo.store(id, envelope, digest, at, actor.sub)
         if (changed) yield* repo.clearApprovals(id)

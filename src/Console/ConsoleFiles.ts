@@ -25,15 +25,18 @@ const TYPES: Readonly<Record<string, string>> = {
   ".svg": "image/svg+xml",
   ".woff2": "font/woff2",
   ".png": "image/png",
-  ".json": "application/json"
+  ".json": "application/json",
+  ".wasm": "application/wasm",
+  // bb.js fetches its wasm gzipped and gunzips it itself: sent as it is, never with a Content-Encoding.
+  ".gz": "application/gzip"
 }
 
-const COMPRESSIBLE = new Set([".html", ".js", ".css", ".svg", ".json"])
+const COMPRESSIBLE = new Set([".html", ".js", ".css", ".svg", ".json", ".wasm"])
 
 /** A name vite gives an asset (`index-BZUt2yjS.js`): nothing else in `assets/` is served. */
 const ASSET_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.[a-z0-9]+$/
 
-const fileOf = (body: Uint8Array, name: string): Effect.Effect<ConsoleFile> => {
+export const fileOf = (body: Uint8Array, name: string): Effect.Effect<ConsoleFile> => {
   const extension = Path.extname(name)
   const compressed = COMPRESSIBLE.has(extension)
     ? Effect.async<Option.Option<Uint8Array>>((resume) =>

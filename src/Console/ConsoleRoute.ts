@@ -5,19 +5,25 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { ConsoleConfig } from "../Config.ts"
 import { errorResponse } from "../Http/ErrorBody.ts"
+import { unchanged } from "../Http/IfNoneMatch.ts"
 import { type ConsoleFile, type ConsoleFiles, loadConsoleFiles } from "./ConsoleFiles.ts"
-import { ASSET_CACHE, CONSOLE_HEADERS, INDEX_CACHE } from "./ConsolePolicy.ts"
+import { ASSET_CACHE, CONSOLE_HEADERS, INDEX_CACHE, PROVER_HEADERS, REVALIDATED_CACHE } from "./ConsolePolicy.ts"
+import { loadProverFiles, type ProverFile, type ProverFiles } from "./ProverFiles.ts"
 
 /**
- * Where `npm run build` puts the console (console/vite.config.ts). Two levels under the repository, from this module
- * as from the server bundle that holds it (dist/server/launch.mjs).
+ * Where `npm run build` puts the console (console/vite.config.ts) and the browser prover (scripts/build-prover.ts).
+ * Two levels under the repository, from this module as from the server bundle that holds it (dist/server/launch.mjs).
  */
 export const CONSOLE_DIR = fileURLToPath(new URL("../../dist/console", import.meta.url))
+export const PROVER_DIR = fileURLToPath(new URL("../../dist/prover", import.meta.url))
 
-const where = (dir: string) => Path.relative(process.cwd(), Path.join(dir, "index.html")) || Path.join(dir, "index.html")
+const shown = (path: string) => Path.relative(process.cwd(), path) || path
 
 const notBuilt = (dir: string) =>
-  `the web console is not built: ${where(dir)} is missing (npm run build, or npm install, builds it into ${Path.relative(process.cwd(), dir) || dir})`
+  `the web console is not built: ${shown(Path.join(dir, "index.html"))} is missing (npm run build, or npm install, builds it into ${shown(dir)})`
+
+const proverNotBuilt = (dir: string) =>
+  `the browser prover is not built: ${shown(Path.join(dir, "prover-worker.js"))} is missing (npm run build, or npm run build:prover, builds it into ${shown(dir)})`
 
 const withConsoleHeaders = (response: HttpServerResponse.HttpServerResponse) => HttpServerResponse.setHeaders(response, CONSOLE_HEADERS)
 
@@ -27,52 +33,83 @@ const pathOf = (url: string) => {
 }
 
 const ASSETS = /^\/app\/assets\//i
+const PROVER = /^\/app\/prover\//i
+
+type Request = HttpServerRequest.HttpServerRequest
+
+const body = (request: Request, file: ConsoleFile) => {
+  const gzipped = /\bgzip\b/i.test(request.headers["accept-encoding"] ?? "") ? file.gzipped : Option.none()
+  return {
+    bytes: Option.getOrElse(gzipped, () => file.body),
+    headers: { vary: "accept-encoding", ...(Option.isSome(gzipped) ? { "content-encoding": "gzip" } : {}) }
+  }
+}
 
 /**
  * `/app` and everything under it: the hashed files of `/app/assets/` (cached for a year), and for any other path
  * `index.html` (never cached), so that every page of the console is an address of its own (client-side routing).
  */
-const answer = (files: ConsoleFiles) =>
-  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
-    const path = pathOf(request.url)
-    const asset = ASSETS.test(path)
-    const file: ConsoleFile | undefined = asset ? files.assets.get(path.replace(ASSETS, "")) : files.index
-    if (file === undefined) return withConsoleHeaders(errorResponse(404, "no such file in the web console"))
-    const gzipped = /\bgzip\b/i.test(request.headers["accept-encoding"] ?? "") ? file.gzipped : Option.none()
-    return HttpServerResponse.uint8Array(Option.getOrElse(gzipped, () => file.body), {
-      contentType: file.contentType,
-      headers: {
-        ...CONSOLE_HEADERS,
-        "cache-control": asset ? ASSET_CACHE : INDEX_CACHE,
-        vary: "accept-encoding",
-        ...(Option.isSome(gzipped) ? { "content-encoding": "gzip" } : {})
-      }
-    })
+const answerConsole = (files: ConsoleFiles, request: Request, path: string) => {
+  const asset = ASSETS.test(path)
+  const file: ConsoleFile | undefined = asset ? files.assets.get(path.replace(ASSETS, "")) : files.index
+  if (file === undefined) return withConsoleHeaders(errorResponse(404, "no such file in the web console"))
+  const { bytes, headers } = body(request, file)
+  return HttpServerResponse.uint8Array(bytes, {
+    contentType: file.contentType,
+    headers: { ...CONSOLE_HEADERS, "cache-control": asset ? ASSET_CACHE : INDEX_CACHE, ...headers }
   })
+}
 
 /**
- * The web console at `/app` (console/), unless `CONSOLE=false`. Its files are read (and gzipped) in the background as
- * the service starts, or on the first request, and kept; while they are missing, `/app` answers 501 saying so (the
- * start log says it too), and a later build is picked up without a restart. Not part of the HttpApi contract, so not
- * in the OpenAPI document: these are pages, not an API.
+ * `/app/prover/…`: the browser prover's files by their exact names, the worker's policy on each, a year's cache for
+ * hashed names, a revalidation by ETag for the others.
  */
-export const ConsoleRoute = (dir: string = CONSOLE_DIR) =>
+const answerProver = (files: ProverFiles, request: Request, path: string) => {
+  const file: ProverFile | undefined = files.get(path.replace(PROVER, ""))
+  if (file === undefined) return HttpServerResponse.setHeaders(errorResponse(404, "no such file in the browser prover"), PROVER_HEADERS)
+  const cache = { "cache-control": file.hashed ? ASSET_CACHE : REVALIDATED_CACHE, etag: file.etag }
+  if (unchanged(request.headers["if-none-match"], file.etag)) {
+    return HttpServerResponse.empty({ status: 304, headers: { ...PROVER_HEADERS, ...cache } })
+  }
+  const { bytes, headers } = body(request, file)
+  return HttpServerResponse.uint8Array(bytes, { contentType: file.contentType, headers: { ...PROVER_HEADERS, ...cache, ...headers } })
+}
+
+/** Files read once and kept; while they are missing each request tries again, so a later build is picked up. */
+const kept = <A, E>(load: Effect.Effect<A, E>) =>
+  Effect.map(Ref.make(Option.none<A>()), (loaded) =>
+    Effect.flatMap(Ref.get(loaded), (known) =>
+      Option.isSome(known) ? Effect.succeed(known.value) : Effect.tap(load, (found) => Ref.set(loaded, Option.some(found)))))
+
+/**
+ * The web console at `/app` (console/) and its browser prover at `/app/prover/` (dist/prover), unless
+ * `CONSOLE=false`. The console's files are read (and gzipped) in the background as the service starts, or on the
+ * first request, and kept; the prover's (about 10 MB) on the first request for one of them. While either is missing,
+ * its paths answer 501 saying so (the start log says it for the console), and a later build is picked up without a
+ * restart. Not part of the HttpApi contract, so not in the OpenAPI document: these are pages, not an API.
+ */
+export const ConsoleRoute = (dir: string = CONSOLE_DIR, proverDir: string = PROVER_DIR) =>
   Layer.unwrapEffect(Effect.gen(function*() {
     const { enabled } = yield* ConsoleConfig
     if (!enabled) return Layer.empty
     if (!existsSync(Path.join(dir, "index.html"))) yield* Effect.logWarning(`${notBuilt(dir)}; /app answers 501 until then`)
     return HttpApiBuilder.Router.use((router) =>
       Effect.gen(function*() {
-        const loaded = yield* Ref.make(Option.none<ConsoleFiles>())
-        const files = Effect.flatMap(Ref.get(loaded), (known) =>
-          Option.isSome(known)
-            ? Effect.succeed(known.value)
-            : Effect.tap(loadConsoleFiles(dir), (found) => Ref.set(loaded, Option.some(found))))
-        yield* Effect.forkScoped(Effect.ignore(files))
-        const handler = files.pipe(
-          Effect.flatMap(answer),
-          Effect.catchAll(() => Effect.succeed(withConsoleHeaders(errorResponse(501, notBuilt(dir)))))
-        )
+        const consoleFiles = yield* kept(loadConsoleFiles(dir))
+        const proverFiles = yield* kept(loadProverFiles(proverDir))
+        yield* Effect.forkScoped(Effect.ignore(consoleFiles))
+        const handler = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+          const path = pathOf(request.url)
+          return PROVER.test(path)
+            ? proverFiles.pipe(
+              Effect.map((files) => answerProver(files, request, path)),
+              Effect.catchAll(() => Effect.succeed(HttpServerResponse.setHeaders(errorResponse(501, proverNotBuilt(proverDir)), PROVER_HEADERS)))
+            )
+            : consoleFiles.pipe(
+              Effect.map((files) => answerConsole(files, request, path)),
+              Effect.catchAll(() => Effect.succeed(withConsoleHeaders(errorResponse(501, notBuilt(dir)))))
+            )
+        })
         for (const path of ["/app", "/app/*"] as const) {
           yield* router.get(path, handler)
           yield* router.head(path, handler)

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { NotFound } from "../Domain/Errors.ts"
+import { DeploymentEndpoint } from "./DeploymentApi.ts"
 
 const IfNoneMatch = Schema.Struct({
   "if-none-match": Schema.optional(
@@ -64,12 +65,13 @@ export class CrsApi extends HttpApiGroup.make("crs")
       .annotate(OpenApi.Summary, "The CRS's G2 point (bn254_g2.dat)")
       .annotate(OpenApi.Description, `The G2 file of the proving CRS, as bb reads it. ${SERVED}`)
   )
+  .add(DeploymentEndpoint)
   .annotate(OpenApi.Title, "CRS")
   .annotate(
     OpenApi.Description,
-    "The structured reference string the console's prover needs (Barretenberg's BN254 files), from this service's " +
-      "own origin, so that a page never fetches it from a third party. The service checks it at start as the client " +
-      "does: Aztec Ignition's by its sha256, and a test CRS only on a standalone network (on testnet or the public " +
-      "network the service refuses to start with one)."
+    "What the console's prover needs from this service's own origin, so that a page never asks a third party: the " +
+      "structured reference string (Barretenberg's BN254 files) and where the confidential token lives. The service " +
+      "checks the CRS at start as the client does: Aztec Ignition's by its sha256, and a test CRS only on a " +
+      "standalone network (on testnet or the public network the service refuses to start with one)."
   )
 {}

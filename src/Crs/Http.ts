@@ -1,7 +1,10 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { Api } from "../Api.ts"
-import { NotFound } from "../Domain/Errors.ts"
+import { NotFound, NotImplemented } from "../Domain/Errors.ts"
+import { unchanged } from "../Http/IfNoneMatch.ts"
+import { TokenDeployment } from "./DeploymentApi.ts"
+import { DeploymentConfig } from "./DeploymentConfig.ts"
 import type { CrsFile } from "./InstalledCrs.ts"
 import { type CrsFileName, ServedCrs } from "./ServedCrs.ts"
 
@@ -11,10 +14,8 @@ const CACHE_CONTROL = "public, max-age=86400"
 const NOT_INSTALLED = "the proving CRS is not installed on this service: npm run crs puts one in CRS_DIR " +
   "(default DATA_DIR/crs), and a restart serves it"
 
-/** If-None-Match (RFC 9110 §13.1.2): `*`, or a list of entity tags compared weakly. */
-const unchanged = (ifNoneMatch: string | undefined, etag: string) =>
-  ifNoneMatch !== undefined &&
-  (ifNoneMatch.trim() === "*" || ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag))
+const NO_DEPLOYMENT = "no confidential token deployment is configured here: CONFIDENTIAL_TOKEN_CONTRACT, " +
+  "CONFIDENTIAL_AUDITOR_CONTRACT and CONFIDENTIAL_VERIFIER_CONTRACT must all be set"
 
 /** Both answers of a file, made once: a request only picks one. */
 const answers = (file: CrsFile) => {
@@ -37,5 +38,13 @@ export const CrsHttpLive = HttpApiBuilder.group(Api, "crs", (handlers) =>
           onSome: ({ etag, full, notModified }) => Effect.succeed(unchanged(headers["if-none-match"], etag) ? notModified : full)
         })
     }
-    return handlers.handle("g1", serve("g1")).handle("g2", serve("g2"))
+    const deployment = Option.map(yield* DeploymentConfig, (d) => TokenDeployment.make(d))
+    return handlers
+      .handle("g1", serve("g1"))
+      .handle("g2", serve("g2"))
+      .handle("deployment", () =>
+        Option.match(deployment, {
+          onNone: () => Effect.fail(new NotImplemented({ error: NO_DEPLOYMENT })),
+          onSome: Effect.succeed
+        }))
   }))

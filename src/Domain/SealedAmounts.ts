@@ -69,7 +69,8 @@ const SealedEnvelopeFields = {
     description: "The content's ChaCha20-Poly1305 nonce: 12 bytes, base64url without padding"
   }),
   ciphertext: Schema.propertySignature(Base64Url("ciphertext", 16, MAX_CIPHERTEXT_BYTES)).annotations({
-    description: "The sealed amounts (with their 16-byte tag): 16 to 65,536 bytes, base64url without padding"
+    description: "The sealed document, a batch's amounts or a payout's receipt (with its 16-byte tag): 16 to 65,536 " +
+      "bytes, base64url without padding"
   }),
   recipients: Schema.propertySignature(
     Schema.Array(SealedRecipient).pipe(
@@ -97,8 +98,8 @@ const exampleEnvelope: Schema.Struct.Type<typeof SealedEnvelopeFields> = {
  * only, never the content: it holds no key that opens it.
  */
 export class SealedEnvelope extends Schema.Class<SealedEnvelope>("SealedEnvelope")(SealedEnvelopeFields, documented(SealedEnvelopeFields, {
-  description: "A batch's amounts, encrypted once (ChaCha20-Poly1305) under a content key sealed to each reader with " +
-    "HPKE (RFC 9180). Opaque to the service",
+  description: "A batch's amounts (or a payout's receipt), encrypted once (ChaCha20-Poly1305) under a content key sealed " +
+    "to each reader with HPKE (RFC 9180). Opaque to the service",
   examples: [exampleEnvelope]
 })) {}
 

@@ -40,7 +40,7 @@ const badRequest = (error: string) => errorResponse(400, error)
  * database can store. Handlers get the body read here through every accessor, with a JSON media type presented as
  * `application/json` so that the framework parses it.
  */
-const checkBody = (request: HttpServerRequest.HttpServerRequest, route: string) =>
+const checkBody = (request: HttpServerRequest.HttpServerRequest, route: string, ownJsonErrors: ReadonlySet<string>) =>
   Effect.gen(function*() {
     const length = request.headers["content-length"]
     if (length !== undefined && Number(length) > MAX_BODY_BYTES) return Either.left(tooLarge(route))
@@ -66,8 +66,11 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest, route: string) 
       return Either.right(withBody(request, { text: body.text, json: Option.none() }))
     }
     const parsed = parseJsonBody(body.text)
-    if (Either.isLeft(parsed)) return Either.left(badRequest(parsed.left))
     const asJson = request.modify({ headers: Headers.set(request.headers, "content-type", "application/json") })
+    if (Either.isLeft(parsed)) {
+      if (!ownJsonErrors.has(route)) return Either.left(badRequest(parsed.left))
+      return Either.right(withBody(asJson, { text: body.text, json: Option.none() }))
+    }
     return Either.right(withBody(asJson, { text: body.text, json: Option.some(parsed.right) }))
   })
 
@@ -79,13 +82,14 @@ const checkRequest = (
   request: HttpServerRequest.HttpServerRequest,
   target: string | undefined,
   query: string,
-  match: RouteMatch
+  match: RouteMatch,
+  ownJsonErrors: ReadonlySet<string>
 ): Either.Either<HttpServerRequest.HttpServerRequest, HttpServerResponse.HttpServerResponse> | Effect.Effect<Either.Either<HttpServerRequest.HttpServerRequest, HttpServerResponse.HttpServerResponse>> => {
   if (target === undefined) return Either.left(badRequest("the request target must be a path"))
   const issue = findUrlTextIssue(match, query)
   if (issue !== undefined) return Either.left(badRequest(`invalid request: ${issue.field}: ${issue.problem}`))
   const routed = target === request.url ? request : request.modify({ url: target })
-  return HttpMethod.hasBody(request.method) ? checkBody(routed, match.route) : Either.right(routed)
+  return HttpMethod.hasBody(request.method) ? checkBody(routed, match.route, ownJsonErrors) : Either.right(routed)
 }
 
 const UNROUTED: RouteMatch = { route: UNMATCHED, segments: [] }
@@ -93,7 +97,14 @@ const UNROUTED: RouteMatch = { route: UNMATCHED, segments: [] }
 export interface ServerOptions<R> {
   /** `Idempotency-Key` on the operations that create something; without it the header is not looked at. */
   readonly idempotency?: IdempotencyKeys<R>
+  /**
+   * Routes that answer a body that is not JSON (or not JSON the database could store) in their own protocol: the
+   * body reaches their handler as text. Size, media type and time limits still apply.
+   */
+  readonly ownJsonErrors?: ReadonlySet<string>
 }
+
+const NONE: ReadonlySet<string> = new Set()
 
 /**
  * Around every request: a request id on its log lines and its answer; the absolute form of a target routed as its
@@ -159,7 +170,7 @@ export const serverMiddleware = <R = never>(routes: RouteTable, options: ServerO
         })
       )
 
-    const checked = checkRequest(request, target, split?.query ?? "", match)
+    const checked = checkRequest(request, target, split?.query ?? "", match, options.ownJsonErrors ?? NONE)
     const run = Either.isEither(checked)
       ? Either.match(checked, { onLeft: answer, onRight: guarded })
       : Effect.flatMap(checked, Either.match({ onLeft: answer, onRight: guarded }))

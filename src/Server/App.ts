@@ -12,6 +12,8 @@ import { AuditTrail } from "../Sql/AuditTrail.ts"
 import { BatchControls } from "../Batches/BatchControls.ts"
 import { SealedAmountsRepo } from "../Batches/SealedAmountsRepo.ts"
 import { Sealing } from "../Batches/Sealing.ts"
+import { SealedReceipts } from "../Batches/SealedReceipts.ts"
+import { SealedReceiptsRepo } from "../Batches/SealedReceiptsRepo.ts"
 import { ControlRepo } from "../Batches/ControlRepo.ts"
 import { AuditHttpLive, ExportsHttpLive } from "../Audit/Http.ts"
 import { Exports } from "../Audit/Exports.ts"
@@ -38,7 +40,7 @@ import { BatchWorkerLive } from "../BatchRuns/BatchWorker.ts"
 import { Batches } from "../Batches/Batches.ts"
 import { JobRepo } from "../BatchRuns/JobRepo.ts"
 import { ContractorPayouts } from "../ContractorPortal/ContractorPayouts.ts"
-import { BatchesHttpLive } from "../Batches/Http.ts"
+import { BatchesHttpLive, SealedReceiptsHttpLive } from "../Batches/Http.ts"
 import { BatchRunsHttpLive } from "../BatchRuns/Http.ts"
 import { ContractorPortalHttpLive } from "../ContractorPortal/Http.ts"
 import { BatchRepo } from "../Batches/BatchRepo.ts"
@@ -90,6 +92,8 @@ import { ArchiveLive } from "../Archive/Live.ts"
 import { WebhooksHttpLive } from "../Webhooks/Http.ts"
 import { WebhooksLive } from "../Webhooks/Live.ts"
 import { Outbox } from "../Sql/Outbox.ts"
+import { StellarRpcHttpLive } from "../StellarRpc/Http.ts"
+import { StellarRpcLive } from "../StellarRpc/Live.ts"
 
 const HandlersLive = Layer.mergeAll(
   HealthHttpLive,
@@ -100,6 +104,7 @@ const HandlersLive = Layer.mergeAll(
   ContractorsHttpLive,
   TransfersHttpLive,
   BatchesHttpLive,
+  SealedReceiptsHttpLive,
   BatchRunsHttpLive,
   ContractorPortalHttpLive,
   FundingHttpLive,
@@ -109,7 +114,8 @@ const HandlersLive = Layer.mergeAll(
   WebhooksHttpLive,
   AuditHttpLive,
   ExportsHttpLive,
-  CrsHttpLive
+  CrsHttpLive,
+  StellarRpcHttpLive
 )
 
 /** What reaches outside the process: the operational keys and Stellar (RPC and friendbot). */
@@ -178,6 +184,7 @@ export const servicesOn = (external: External) => {
     ExportsRepo.Default,
     ControlRepo.Default,
     SealedAmountsRepo.Default,
+    SealedReceiptsRepo.Default,
     Drain.Default,
     ServedCrs.Default
   )
@@ -188,6 +195,7 @@ export const servicesOn = (external: External) => {
     Batches.DefaultWithoutDependencies,
     BatchControls.DefaultWithoutDependencies,
     Sealing.DefaultWithoutDependencies,
+    SealedReceipts.DefaultWithoutDependencies,
     AuditLog.DefaultWithoutDependencies,
     Exports.DefaultWithoutDependencies,
     ContractorInvites.DefaultWithoutDependencies,
@@ -224,7 +232,8 @@ export const servicesOn = (external: External) => {
     ArchiveLive,
     WebhooksLive,
     AuditSealerLive,
-    AuditCheckpointsLive
+    AuditCheckpointsLive,
+    StellarRpcLive
   )
   return Edge.pipe(
     Layer.provideMerge(Submissions),
@@ -238,6 +247,9 @@ export const servicesOn = (external: External) => {
     Layer.provideMerge(external)
   )
 }
+
+/** The JSON-RPC gateway answers a body that is not JSON in JSON-RPC (-32700), as Stellar RPC does. */
+const STELLAR_RPC_ROUTES = new Set(["/stellar-rpc"])
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive))
 
@@ -267,7 +279,7 @@ const IdempotencyKeysLive = idempotencyKeys((request) => {
  */
 export const instanceOn = <ROut, E, RIn>(server: Layer.Layer<ROut, E, RIn>, external: External = ExternalLive) =>
   serveApi(
-    (app) => trackRequests(serverMiddleware(routes, { idempotency: IdempotencyKeysLive })(app)),
+    (app) => trackRequests(serverMiddleware(routes, { idempotency: IdempotencyKeysLive, ownJsonErrors: STELLAR_RPC_ROUTES })(app)),
     Drain,
     SessionVerifier,
     ApiKeys,

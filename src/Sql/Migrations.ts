@@ -26,6 +26,7 @@ import AuditSeals from "../../migrations/0022_audit_seals.ts"
 import WebhookSecretRotation from "../../migrations/0023_webhook_secret_rotation.ts"
 import AuditCheckpointSends from "../../migrations/0024_audit_checkpoint_sends.ts"
 import SealingKeys from "../../migrations/0025_sealing_keys.ts"
+import SealedReceipts from "../../migrations/0026_sealed_receipts.ts"
 import { PgLive } from "./PgLive.ts"
 
 /** Migrations are listed here so that they ship with the code; PgMigrator records which ran. */
@@ -54,7 +55,8 @@ export const MIGRATIONS = {
   "0022_audit_seals": AuditSeals,
   "0023_webhook_secret_rotation": WebhookSecretRotation,
   "0024_audit_checkpoint_sends": AuditCheckpointSends,
-  "0025_sealing_keys": SealingKeys
+  "0025_sealing_keys": SealingKeys,
+  "0026_sealed_receipts": SealedReceipts
 } as const
 
 export const MigratorLive = PgMigrator.layer({ loader: PgMigrator.fromRecord(MIGRATIONS) }).pipe(Layer.provide(NodeContext.layer))

@@ -13,6 +13,8 @@ import { archiveRefusals, archiveRequests } from "./ConformanceArchive.ts"
 import { webhookRefusals, webhookRequests } from "./ConformanceWebhooks.ts"
 import { controlsRefusals, controlsRequests } from "./ConformanceControls.ts"
 import { sealingRefusals, sealingRequests } from "./ConformanceSealing.ts"
+import { receiptRefusals, receiptRequests } from "./ConformanceReceipts.ts"
+import { stellarRpcRefusals, stellarRpcRequests } from "./ConformanceStellarRpc.ts"
 
 const privyStranger = await generateKeyPair("ES256")
 
@@ -120,7 +122,9 @@ export const validRequests: Readonly<Record<string, Recipe>> = {
   ...archiveRequests,
   ...webhookRequests,
   ...controlsRequests,
-  ...sealingRequests
+  ...sealingRequests,
+  ...receiptRequests,
+  ...stellarRpcRequests
 }
 
 
@@ -178,5 +182,7 @@ export const refusedRequests: Readonly<Record<string, Refusal>> = {
   ...archiveRefusals,
   ...webhookRefusals,
   ...controlsRefusals,
-  ...sealingRefusals
+  ...sealingRefusals,
+  ...receiptRefusals,
+  ...stellarRpcRefusals
 }

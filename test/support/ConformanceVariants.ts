@@ -60,6 +60,14 @@ const badValues = (parameter: Parameter): ReadonlyArray<readonly [string, string
 }
 
 /**
+ * A JSON-RPC operation (POST /stellar-rpc) answers a body it cannot read in JSON-RPC, over 200 (a -32700 or -32600
+ * error), as Stellar RPC does; its size, media type and session are refused over HTTP all the same.
+ */
+const answersInJsonRpc = (operation: Operation) =>
+  (operation.responses["200"]?.content?.["application/json"]?.schema as { readonly $ref?: string } | undefined)?.$ref ===
+    "#/components/schemas/StellarRpcResponse"
+
+/**
  * The invalid requests derived from a valid one: refused sessions (401), broken bodies (400, 413, 415), unknown ids
  * (404) and parameters out of their declared shape (400). Every kind applies where the document says it can.
  */
@@ -82,11 +90,12 @@ export const invalidProbes = (document: ConformanceDocument, operation: Operatio
     body: "{}"
   })
   add("request head over 16 KiB", valid, 431, { headers: { "x-padding": "a".repeat(17 * 1024) } })
+  const unreadable = answersInJsonRpc(operation) ? 200 : 400
   if (operation.method !== "GET") {
     const json = { "content-type": "application/json" }
-    add("malformed JSON body", valid, 400, { headers: json, body: "{\"name\": " })
-    add("JSON nested 65 deep", valid, 400, { headers: json, body: `${"[".repeat(65)}${"]".repeat(65)}` })
-    add("NUL character in a JSON string", valid, 400, { headers: json, body: "{\"name\": \"a\\u0000b\"}" })
+    add("malformed JSON body", valid, unreadable, { headers: json, body: "{\"name\": " })
+    add("JSON nested 65 deep", valid, unreadable, { headers: json, body: `${"[".repeat(65)}${"]".repeat(65)}` })
+    add("NUL character in a JSON string", valid, unreadable, { headers: json, body: "{\"name\": \"a\\u0000b\"}" })
     add("wrong media type (text/plain)", valid, 415, { headers: { "content-type": "text/plain" }, body: JSON.stringify(valid.json ?? {}) })
     add("body over 256 KiB (Content-Length)", valid, 413, { headers: json, body: JSON.stringify({ pad: "a".repeat(OVERSIZE) }) })
     add("body over 256 KiB (chunked)", valid, 413, { headers: json, chunkedBytes: OVERSIZE })
@@ -99,9 +108,9 @@ export const invalidProbes = (document: ConformanceDocument, operation: Operatio
       ["wrong body shape: every property a boolean", Object.fromEntries(properties.map((p) => [p, true]))]
     ]
     for (const [kind, body] of shapes) {
-      if (document.requestProblems(operation, body).length > 0) add(kind, valid, 400, { headers: json, body: JSON.stringify(body) })
+      if (document.requestProblems(operation, body).length > 0) add(kind, valid, unreadable, { headers: json, body: JSON.stringify(body) })
     }
-    if (operation.requestBody.required === true) add("empty body", valid, 400, { headers: json, body: "" })
+    if (operation.requestBody.required === true) add("empty body", valid, unreadable, { headers: json, body: "" })
   }
   for (const parameter of operation.parameters) {
     if (parameter.in === "path") {

@@ -11,6 +11,12 @@ import type { BrowserContext } from "playwright-core"
  * (`EXTERNAL_SERVICE_TYPES`, `EXTERNAL_MSG_REQUEST`, `EXTERNAL_MSG_RESPONSE`), as shipped in the package's source map
  * (node_modules/@stellar/freighter-api/build/index.min.js.map). The console has no test-only code path: it runs the
  * library unchanged. Transactions are signed here, in the test process, with the context's key.
+ *
+ * `signMessage` posts `SUBMIT_BLOB` (`@shared/api/external.ts` `submitMessage`: `blob` = the message, `accountToSign`,
+ * `apiVersion` = the library's own version, `networkPassphrase`) and reads `signedBlob`; the extension
+ * (stellar/freighter, extension/src/background/messageListener/freighterApiMessageListener.ts `submitBlob`) signs it
+ * as SEP-53 and, for an `apiVersion` of 4.0.0 or later, answers the 64-byte signature as base64. Here the SDK's
+ * `Keypair.signMessage` (SEP-53) signs it.
  */
 const STAND_IN = (publicKey: string) => `(() => {
   const REQUEST = "FREIGHTER_EXTERNAL_MSG_REQUEST"
@@ -42,6 +48,13 @@ const STAND_IN = (publicKey: string) => `(() => {
         const signed = await window.__freighterStandInSign(request.transactionXdr, request.networkPassphrase ?? networkDetails.networkPassphrase)
         return reply({ signedTransaction: signed, signerAddress: publicKey })
       }
+      case "SUBMIT_BLOB": {
+        if (request.accountToSign !== undefined && request.accountToSign !== publicKey) {
+          return reply({ apiError: { code: -4, message: "The user rejected this request." } })
+        }
+        const signedBlob = await window.__freighterStandInSignMessage(String(request.blob))
+        return reply({ signedBlob, signerAddress: publicKey })
+      }
       default: return reply({ apiError: { code: -1, message: "not supported by the test wallet: " + request.type } })
     }
   })
@@ -54,5 +67,7 @@ export const installFreighter = async (context: BrowserContext, key: Keypair) =>
     transaction.sign(key)
     return transaction.toXDR()
   })
+  await context.exposeBinding("__freighterStandInSignMessage", (_source, message: string) =>
+    Buffer.from(key.signMessage(message)).toString("base64"))
   await context.addInitScript({ content: STAND_IN(key.publicKey()) })
 }

@@ -112,3 +112,13 @@ export {
   type WorkerLike
 } from "./browser/ProverClient.ts"
 export type { ProverSetup, Source } from "./browser/ProverProtocol.ts"
+
+// Paying what the wallet proved: the service's just-in-time runner (prepare, sign, submit, follow to the ledger, never
+// twice), browser-safe, so that a page pays its proven transfers the way the Node client does.
+export {
+  type PayrollSigner,
+  type PayrollTransfer,
+  runSignedPayroll,
+  type SignedResult,
+  type SigningOptions
+} from "../PayrollJustInTime.ts"

@@ -87,7 +87,12 @@ export const useBatchControls = (id: BatchId) => {
   const control = (call: () => Promise<Batch>) => useMutation({ mutationFn: call, onSuccess: refresh })
   return {
     ready: control(() => run(client.batches.ready(path))),
-    approve: control(() => run(client.batches.approve({ ...path, payload: new ApproveBatch({}) }))),
+    approve: useMutation({
+      // The digest of the sealed amounts the approver was shown: the service refuses it (409) if they changed since.
+      mutationFn: (sealedAmountsDigest: string | undefined) =>
+        run(client.batches.approve({ ...path, payload: new ApproveBatch(sealedAmountsDigest === undefined ? {} : { sealedAmountsDigest }) })),
+      onSuccess: refresh
+    }),
     pause: control(() => run(client.batches.pause(path))),
     resume: control(() => run(client.batches.resume(path))),
     cancel: control(() => run(client.batches.cancel(path))),

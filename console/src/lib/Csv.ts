@@ -63,3 +63,31 @@ export const contractorRows = (text: string): { readonly rows: ReadonlyArray<Imp
     }))
   }
 }
+
+export interface AmountRow {
+  /** The record's number, counting the header as 1 (blank records are skipped). */
+  readonly line: number
+  /** What names the contractor: the address, else the email, else the name given on the record. */
+  readonly key: string
+  readonly amount: string
+}
+
+/** The rows of an amounts CSV (columns amount and any of address, email, name, in any order and case), or why not. */
+export const amountRows = (text: string): { readonly rows: ReadonlyArray<AmountRow> } | { readonly problem: string } => {
+  const [header, ...records] = parseCsv(text)
+  if (header === undefined) return { problem: "The file is empty." }
+  const columns = header.map((h) => h.trim().toLowerCase())
+  const keys = ["address", "email", "name"].map((name) => columns.indexOf(name)).filter((i) => i !== -1)
+  const amount = columns.indexOf("amount")
+  if (amount === -1 || keys.length === 0) {
+    return { problem: "The first row must name the columns: amount, and address, email or name for the contractor." }
+  }
+  if (records.length === 0) return { problem: "The file has a header row but no payout." }
+  return {
+    rows: records.map((record, i) => ({
+      line: i + 2,
+      key: keys.map((k) => (record[k] ?? "").trim()).find((v) => v !== "") ?? "",
+      amount: (record[amount] ?? "").trim()
+    }))
+  }
+}

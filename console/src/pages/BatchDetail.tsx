@@ -13,15 +13,22 @@ import { Empty, ErrorNote, Loading } from "../components/States.tsx"
 import { StatusBadge } from "../components/StatusBadge.tsx"
 import { Time } from "../components/Time.tsx"
 import { Link, navigate } from "../router/Router.tsx"
+import { Amounts, type BatchAmounts, useBatchAmounts } from "./BatchAmounts.tsx"
+import { Pay } from "./BatchPay.tsx"
 
 const explorer = (hash: string) => `https://stellar.expert/explorer/testnet/tx/${hash}`
 const short = (text: string) => (text.length > 14 ? `${text.slice(0, 6)}…${text.slice(-6)}` : text)
 const errorOf = (m: { readonly isError: boolean; readonly error: unknown }) => (m.isError ? messageOf(m.error) : undefined)
 
 /** Approving needs the permission, and someone other than whoever made or readied the batch (maker-checker). */
-const approval = (batch: Batch, me: Me, can: (p: "batches:approve") => Allowed): Allowed => {
+const approval = (batch: Batch, me: Me, can: (p: "batches:approve") => Allowed, amounts: BatchAmounts): Allowed => {
   const allowed = can("batches:approve")
   if (!allowed.allowed) return allowed
+  // Once sealed amounts are known to exist, the approval names their digest, so they must be open on this page. (While
+  // they load, an approval without a digest is refused by the service if there are some: 409.)
+  if (amounts.sealed !== null && amounts.sealed !== undefined && amounts.opened === undefined) {
+    return { allowed: false, reason: "Unlock and read the amounts first: an approval names the amounts it approves." }
+  }
   if (Option.contains(batch.createdBy, me.sub)) return { allowed: false, reason: "You created this batch: another member must approve it." }
   if (Option.contains(batch.readiedBy, me.sub)) return { allowed: false, reason: "You marked this batch ready: another member must approve it." }
   if (batch.approvals.some((a) => a.by === me.sub)) return { allowed: false, reason: "You have already approved this batch." }
@@ -89,7 +96,7 @@ const RejectForm = ({ onReject, busy, error, allowed }: {
   )
 }
 
-const Controls = ({ batch, me }: { readonly batch: Batch; readonly me: Me }) => {
+const Controls = ({ batch, me, amounts }: { readonly batch: Batch; readonly me: Me; readonly amounts: BatchAmounts }) => {
   const can = permissionsOf(me)
   const controls = useBatchControls(batch.id)
   const write = can("batches:write")
@@ -98,7 +105,7 @@ const Controls = ({ batch, me }: { readonly batch: Batch; readonly me: Me }) => 
   const running = s === "ready" || s === "started" || s === "paused"
   const needsApproval = s === "ready" && batch.approvalsRequired > 0 && batch.approvals.length < batch.approvalsRequired
   const ready = write.allowed && batch.payoutCount === 0 ? { allowed: false, reason: "Add at least one payout first." } : write
-  const approve = approval(batch, me, can)
+  const approve = approval(batch, me, can, amounts)
   const shown = [
     s === "draft" ? [ready, write] : [],
     needsApproval ? [approve, can("batches:approve")] : [],
@@ -133,7 +140,7 @@ const Controls = ({ batch, me }: { readonly batch: Batch; readonly me: Me }) => 
                 variant="primary"
                 allowed={approve}
                 busy={controls.approve.isPending}
-                onClick={() => controls.approve.mutate()}
+                onClick={() => controls.approve.mutate(amounts.sealed?.digest)}
                 error={errorOf(controls.approve)}
               />
               <RejectForm allowed={can("batches:approve")} busy={controls.reject.isPending} error={errorOf(controls.reject)} onReject={(reason) => controls.reject.mutate(reason)} />
@@ -251,6 +258,7 @@ const BatchView = ({ id, me }: { readonly id: BatchId; readonly me: Me }) => {
   const payouts = usePayouts(id, poll)
   const names = useContractorNames(payouts.data?.pages.map((page) => page.items.map((p) => p.contractorId)) ?? [])
   const delay = usePollDelay(batch.data, batch.dataUpdatedAt)
+  const amounts = useBatchAmounts(id, me, poll)
   useEffect(() => setPoll(delay), [delay])
   if (batch.isPending) return <Page title="Batch"><Loading what="the batch" /></Page>
   if (batch.isError) return <Page title="Batch"><ErrorNote what="load the batch" error={batch.error}><p><Link to="/batches">Back to batches</Link></p></ErrorNote></Page>
@@ -260,7 +268,9 @@ const BatchView = ({ id, me }: { readonly id: BatchId; readonly me: Me }) => {
   return (
     <Page title={b.name} actions={<Link to="/batches">All batches</Link>}>
       <Summary batch={b} poll={poll} />
-      <Controls batch={b} me={me} />
+      <Amounts batch={b} me={me} payouts={items} nameOf={nameOf} amounts={amounts} />
+      <Controls batch={b} me={me} amounts={amounts} />
+      <Pay batch={b} me={me} payouts={items} amounts={amounts} nameOf={nameOf} />
       {b.status === "draft" ? <AddPayouts batch={b} me={me} present={new Set(items.map((p) => p.contractorId as string))} /> : null}
       <Section title="Payouts" id="batch-payouts">
         {payouts.isPending

@@ -7,12 +7,14 @@ import { nextWait, type Wait } from "../api/Backoff.ts"
 import { useAcceptInvite } from "../api/Portal.ts"
 import { Page } from "../components/Page.tsx"
 import { StatusBadge } from "../components/StatusBadge.tsx"
+import { RegisterStep } from "../confidential/RegisterStep.tsx"
 import { Link } from "../router/Router.tsx"
+import { useSession } from "../session/Session.tsx"
 
 const NEXT: Readonly<Record<string, string>> = {
   invited: "Your invite is not accepted yet.",
   onboarding:
-    "Accepted. Your wallet still has to register with the confidential token (your wallet's payroll tooling does it); once it has, your employer's check moves you to ready.",
+    "Accepted. Your wallet still has to register with the confidential token; once the ledger has it, you are ready to be paid.",
   ready: "Accepted, and your wallet is registered with the confidential token: you can be paid.",
   inactive: "Your employer has deactivated you in their directory."
 }
@@ -27,10 +29,28 @@ const MAX_DELAY = 5_000
 const registration = (accepted: { readonly id: string; readonly status: string }, me: Me | undefined) =>
   me?.contractor !== undefined && me.contractor.id === accepted.id ? me.contractor.status : accepted.status
 
-/** A contractor's invite link (`/app/invites/{token}`): whose it is, and accepting it with the signed-in wallet. */
+/** Registering from this page needs the wallet's own session (SEP-10): an email session has no wallet to sign with. */
+const Registering = ({ me }: { readonly me: Me }) => {
+  const { session } = useSession()
+  if (me.method !== "sep10" || session === undefined) {
+    return (
+      <p className="muted">
+        Registering needs your Stellar wallet: sign in with Freighter to register from this page, or use the payroll's command-line client.
+      </p>
+    )
+  }
+  return <RegisterStep account={me.sub} session={session.token} />
+}
+
+/**
+ * A contractor's invite link (`/app/invites/{token}`): whose it is, accepting it with the signed-in wallet, and then
+ * registering that wallet with the confidential token from this page.
+ */
 export const Invite = ({ token, me }: { readonly token: string; readonly me: Me }) => {
   const accept = useAcceptInvite(token)
-  const accepted = accept.data
+  const invite = me.invite !== undefined && me.invite.token === token ? me.invite : undefined
+  // Accepted here, or earlier (the link is used, and the contractor it made is still registering).
+  const accepted = accept.data ?? (invite === undefined && me.contractor?.status === "onboarding" ? me.contractor : undefined)
   // Once accepted, `/me` is read again while the registration can still move: after a second, the wait doubling
   // up to 5 s while it stays the same.
   const wait = useRef<Wait | undefined>(undefined)
@@ -40,7 +60,6 @@ export const Invite = ({ token, me }: { readonly token: string; readonly me: Me 
     wait.current = nextWait(wait.current, status, MAX_DELAY)
     return wait.current.delay
   })
-  const invite = me.invite !== undefined && me.invite.token === token ? me.invite : undefined
   if (accepted !== undefined) {
     const status = registration(accepted, me)
     return (
@@ -48,6 +67,7 @@ export const Invite = ({ token, me }: { readonly token: string; readonly me: Me 
         <p className="lead">You are in the directory as <strong>{accepted.name}</strong>.</p>
         <div className="row" aria-live="polite">Registration: <StatusBadge status={status} /></div>
         <p>{NEXT[status]}</p>
+        {status === "onboarding" ? <Registering me={me} /> : null}
         <p><Link to="/payouts">See my payouts</Link></p>
       </Page>
     )

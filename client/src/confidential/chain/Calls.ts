@@ -15,13 +15,14 @@ const struct = (fields: Readonly<Record<string, xdr.ScVal>>): xdr.ScVal =>
 
 /** `<Op>Data { payload, proof }` as bytes: every payload field is a `BytesN` (points 64 bytes, fields 32). */
 export const encodeData = (payload: Readonly<Record<string, Uint8Array>>, proof: Uint8Array): Uint8Array => {
-  const fields = Object.fromEntries(Object.entries(payload).map(([k, v]) => [k, xdr.ScVal.scvBytes(Buffer.from(v))]))
-  return Uint8Array.from(struct({ payload: struct(fields), proof: xdr.ScVal.scvBytes(Buffer.from(proof)) }).toXDR())
+  const fields = Object.fromEntries(Object.entries(payload).map(([k, v]) => [k, xdr.ScVal.scvBytes(v)]))
+  return Uint8Array.from(struct({ payload: struct(fields), proof: xdr.ScVal.scvBytes(proof) }).toXDR())
 }
 
 const address = (a: string) => Address.fromString(a).toScVal()
 const i128 = (v: bigint) => nativeToScVal(v, { type: "i128" })
-const bytes = (b: Uint8Array) => xdr.ScVal.scvBytes(Buffer.from(b))
+// Bytes as they are (the SDK takes a Uint8Array): a browser has no Buffer.
+const bytes = (b: Uint8Array) => xdr.ScVal.scvBytes(b)
 
 export type TokenCall =
   | { readonly fn: "register"; readonly account: string; readonly auditorId: number; readonly data: Uint8Array }

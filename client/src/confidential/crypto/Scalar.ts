@@ -9,7 +9,11 @@ import { R } from "./Field.ts"
 export type RandomSource = (out: Uint8Array) => Uint8Array
 
 /** The platform CSPRNG (Web Crypto, in browsers and Node alike); there is no non-CSPRNG fallback (SDK.md §13). */
-export const secureRandom: RandomSource = (out) => globalThis.crypto.getRandomValues(out)
+// (The DOM's typing asks for a view over an ArrayBuffer, never a SharedArrayBuffer; the bytes are filled in place.)
+export const secureRandom: RandomSource = (out) => {
+  globalThis.crypto.getRandomValues(out as Uint8Array<ArrayBuffer>)
+  return out
+}
 
 /** The candidate 32 bytes encode after clearing their top 2 bits, or undefined when it is not in [1, r) / [0, r). */
 export const candidateScalar = (bytes: Uint8Array, nonZero: boolean): bigint | undefined => {

@@ -61,7 +61,8 @@ const plain = (o: Opening) => ({ value: o.value, blinding: o.blinding })
 /** A sealer whose AES key is imported non-extractable; the derived key bytes are zeroed once imported. */
 export const makeSealer = async (sk: bigint | Uint8Array, account: string, contract: string): Promise<Sealer> => {
   const raw = deriveStateKey(sk, account, contract)
-  const key = await crypto.subtle.importKey("raw", raw, { name: "AES-GCM" }, false, ["encrypt", "decrypt"])
+  // (The DOM's typing asks for a view over an ArrayBuffer, never a SharedArrayBuffer; deriveStateKey makes a fresh one.)
+  const key = await crypto.subtle.importKey("raw", raw as Uint8Array<ArrayBuffer>, { name: "AES-GCM" }, false, ["encrypt", "decrypt"])
   raw.fill(0)
   const aad = concatBytes(Uint8Array.of(FORMAT), separated(account, contract))
   const invalid = (problem: SealedStateInvalid["problem"]) => new SealedStateInvalid({ problem })

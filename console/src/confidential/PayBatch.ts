@@ -1,0 +1,134 @@
+// Paying an approved batch from the payer's browser (issue 31 §2), loaded with import() by the batch page only: the
+// payer's confidential keys from their wallet (Freighter's signMessage), the openings kept sealed in this browser's
+// IndexedDB and caught up from the service's archive, each payout proven in the prover's Web Worker, signed by
+// Freighter and sent through the service's runner (POST /transfers/prepare, POST /transfer with its payoutId).
+//
+// Never twice: the page hands over only payouts the service has as `ready` or `failed`, and pays nothing while one is
+// `submitted` (in flight); a transfer the service recorded is followed to the ledger, never sent again. A proof made
+// but never sent (the tab closed in between, or the payer cancelled) leaves a pending spend in the openings: at the
+// next run, with nothing in flight, it is dropped before proving again.
+import { FetchHttpClient } from "@effect/platform"
+import {
+  fetchAccountEvents,
+  IndexedDbStore,
+  keysFromSigner,
+  openWallet,
+  type ProgressEvent,
+  type ProverClient,
+  runSignedPayroll,
+  type SignedResult
+} from "@confidential-payroll/client/confidential"
+import { type PayoutId } from "@confidential-payroll/client/contract"
+import { signMessage, signTransaction } from "@stellar/freighter-api"
+import { Effect, Encoding } from "effect"
+import { chainOf, loadCircuits, settle, startWorker } from "./BrowserWallet.ts"
+import { inWords } from "./Words.ts"
+import { workerProver } from "./WorkerProver.ts"
+
+export interface PayItem {
+  readonly payoutId: PayoutId
+  readonly to: string
+  readonly amount: bigint
+}
+
+export type PayStage = "loading" | "keys" | "prover" | "syncing" | "paying"
+
+export type PayoutStep = "proving" | "signing" | "sent" | "failed"
+
+export interface PayEvents {
+  readonly onStage: (stage: PayStage, note?: string) => void
+  readonly onPayout: (payoutId: PayoutId, step: PayoutStep, detail?: string) => void
+}
+
+/** The payer stopped the run: what was sent stays sent, nothing more is. */
+export class PayCancelled extends Error {}
+
+/** The openings the payer's wallet keeps in this browser (sealed with a key from their confidential secret). */
+const store = () => new IndexedDbStore("payroll-wallet")
+
+export interface PayOptions extends PayEvents {
+  readonly account: string
+  readonly session: string
+  readonly items: ReadonlyArray<PayItem>
+  readonly signal: AbortSignal
+}
+
+/** Pays `items` in order, one transfer per ledger; answers each payout's result. */
+export const payBatch = async (options: PayOptions): Promise<ReadonlyArray<SignedResult & { readonly payoutId: PayoutId }>> => {
+  const { account, session, signal } = options
+  const check = () => {
+    if (signal.aborted) throw new PayCancelled("cancelled")
+  }
+  let prover: ProverClient | undefined
+  const stop = () => prover?.cancel()
+  signal.addEventListener("abort", stop)
+  try {
+    options.onStage("loading")
+    const { deployment, reader } = await chainOf(session)
+    const circuits = await loadCircuits()
+    check()
+    options.onStage("keys")
+    prover = startWorker(circuits, ["transfer"], deployment.networkPassphrase, (_event: ProgressEvent) => undefined)
+    const keys = await keysFromSigner({ signer: { signMessage }, account, contract: deployment.contract, networkPassphrase: deployment.networkPassphrase })
+    check()
+    options.onStage("prover")
+    const ready = await prover.ready
+    options.onStage("prover", `on ${ready.threads} thread${ready.threads === 1 ? "" : "s"}`)
+    const setup = { prover: workerProver(prover), circuits: circuits.circuits, version: circuits.manifest.commit }
+    const wallet = await settle(openWallet({ keys, account, reader, setup, store: store() }))
+
+    // Caught up with the chain from the service's archive; rebuilt from every event when the openings disagree with
+    // it (another device paid, or this browser never held them).
+    options.onStage("syncing")
+    const origin = window.location.origin
+    const since = await settle(fetchAccountEvents(origin, deployment.contract, account, wallet.state.cursor).pipe(Effect.provide(FetchHttpClient.layer)))
+    await settle(wallet.sync(since.events))
+    const checked = await settle(Effect.either(wallet.balances()))
+    if (checked._tag === "Left") {
+      const all = await settle(fetchAccountEvents(origin, deployment.contract, account, undefined).pipe(Effect.provide(FetchHttpClient.layer)))
+      await settle(wallet.rebuild(all.events))
+      await settle(wallet.balances())
+    }
+    // Nothing is in flight (the page waits for that): a spend still pending was proven and never sent.
+    const stale = wallet.state.pending[0]
+    if (stale !== undefined) await settle(wallet.abandon(stale.commitment))
+    check()
+
+    options.onStage("paying")
+    const results: Array<SignedResult & { readonly payoutId: PayoutId }> = []
+    for (const item of options.items) {
+      check()
+      options.onPayout(item.payoutId, "proving")
+      const data = await settle(wallet.proveTransfer(item.to, item.amount))
+      check()
+      options.onPayout(item.payoutId, "signing")
+      const [result] = await settle(runSignedPayroll(origin, session, [{ to: item.to, data: Encoding.encodeBase64(data), payoutId: item.payoutId }], {
+        sign: async (prepared) => {
+          const signed = await signTransaction(prepared.xdr, { networkPassphrase: prepared.networkPassphrase, address: account })
+          if (signed.error !== undefined || signed.signedTxXdr === "") {
+            throw new Error(`Freighter did not sign the payout${signed.error === undefined ? "" : `: ${signed.error.message}`}`)
+          }
+          return signed.signedTxXdr
+        }
+      }).pipe(Effect.provide(FetchHttpClient.layer)))
+      const outcome = { ...result!, payoutId: item.payoutId }
+      results.push(outcome)
+      if (outcome.status === "SUCCESS") {
+        options.onPayout(item.payoutId, "sent", outcome.hash)
+        continue
+      }
+      // It did not land: its pending spend is forgotten, and the run stops for the payer to look.
+      const mine = wallet.state.pending.at(-1)
+      if (mine !== undefined) await settle(wallet.abandon(mine.commitment))
+      options.onPayout(item.payoutId, "failed", outcome.error ?? outcome.status)
+      break
+    }
+    return results
+  } catch (error) {
+    if (signal.aborted || error instanceof PayCancelled) throw new PayCancelled("cancelled")
+    throw new Error(inWords(error, account), { cause: error })
+  } finally {
+    signal.removeEventListener("abort", stop)
+    stop()
+  }
+}

@@ -1,0 +1,315 @@
+import { Button, Input } from "@stellar/design-system"
+import { useQuery } from "@tanstack/react-query"
+import { Option } from "effect"
+import { type ChangeEvent, type FormEvent, useEffect, useId, useState } from "react"
+import {
+  type Batch,
+  type BatchId,
+  type ContractorId,
+  type Me,
+  type Member,
+  type Payout,
+  ROLE_PERMISSIONS,
+  type SealedAmounts
+} from "@confidential-payroll/client/contract"
+import { messageOf } from "../api/ApiError.ts"
+import { useBatchControls } from "../api/Batches.ts"
+import { useContractors } from "../api/Contractors.ts"
+import { permissionsOf } from "../api/Me.ts"
+import { useMembers } from "../api/Org.ts"
+import { useSealedAmounts, useStoreSealedAmounts } from "../api/SealedAmounts.ts"
+import { Section } from "../components/Page.tsx"
+import { ErrorNote, Loading } from "../components/States.tsx"
+import { editableAmount, formatAmount, parseAmount } from "../lib/Amount.ts"
+import { amountRows } from "../lib/Csv.ts"
+import { sealingOps, type Unlocked, useSealing } from "../sealing/Sealing.tsx"
+import type { Recipient } from "../sealing/SealingOps.ts"
+
+const short = (text: string) => (text.length > 14 ? `${text.slice(0, 6)}…${text.slice(-6)}` : text)
+
+/** Members who may read amounts and have published a sealing key: whom amounts are sealed to. */
+const readersOf = (members: ReadonlyArray<Member>): Array<Recipient> =>
+  members.flatMap((m) => (m.sealingKey !== undefined && ROLE_PERMISSIONS[m.role].includes("amounts:read") ? [{ memberId: m.id, sealingKey: m.sealingKey }] : []))
+
+export interface BatchAmounts {
+  /** Stored sealed amounts (null: none), once read. */
+  readonly sealed: SealedAmounts | null | undefined
+  /** The amounts opened in this tab, by payout id. */
+  readonly opened: ReadonlyMap<string, bigint> | undefined
+  readonly unlocked: Unlocked | undefined
+  readonly reason: string | undefined
+  readonly openError: unknown
+  readonly sealedError: unknown
+}
+
+/** A batch's amounts for this member: the sealed envelope as stored, and what it opens to with their key. */
+export const useBatchAmounts = (id: BatchId, me: Me, poll: number | false): BatchAmounts => {
+  const { unlocked, reason } = useSealing(me)
+  const sealed = useSealedAmounts(id, reason === undefined, poll)
+  const stored = sealed.data
+  const opened = useQuery({
+    queryKey: ["opened-amounts", id, stored?.digest, stored?.envelope.recipients.length, unlocked?.memberId],
+    enabled: unlocked !== undefined && stored !== undefined && stored !== null,
+    retry: false,
+    staleTime: Infinity,
+    queryFn: async () => {
+      const ops = await sealingOps()
+      const amounts = await ops.openAmounts(stored!.envelope, id, unlocked!.memberId, unlocked!.keyPair)
+      return new Map(amounts.map((a) => [a.payoutId, a.amount]))
+    }
+  })
+  return { sealed: stored, opened: opened.data, unlocked, reason, openError: opened.error, sealedError: sealed.error }
+}
+
+const openProblem = (error: unknown): string => {
+  const reason = typeof error === "object" && error !== null && "reason" in error ? String((error as { reason: unknown }).reason) : ""
+  if (reason === "NotARecipient") {
+    return "These amounts were sealed before you could read them. Ask a member who can read them to share them with you (\"Share with new members\")."
+  }
+  return `The sealed amounts could not be opened with your key: ${messageOf(error)}`
+}
+
+const Unlock = ({ me }: { readonly me: Me }) => {
+  const { unlock } = useSealing(me)
+  return (
+    <div className="stack">
+      <p>
+        Amounts are sealed in the browser among the members who may read them; the service stores only ciphertext.
+        Unlock them with your wallet: Freighter asks you to sign a message (twice, to check it always signs alike).
+        Nothing is sent to the network, and the key stays in this tab.
+      </p>
+      <div className="row">
+        <Button variant="primary" size="md" onClick={() => unlock.mutate()} isLoading={unlock.isPending}>Unlock amounts with Freighter</Button>
+        {unlock.isError ? <span className="action__error" role="alert">{messageOf(unlock.error)}</span> : null}
+      </div>
+    </div>
+  )
+}
+
+const Total = ({ amounts }: { readonly amounts: ReadonlyArray<bigint | undefined> }) => {
+  const known = amounts.filter((a) => a !== undefined)
+  return (
+    <p className="total">
+      <strong>Total: {formatAmount(known.reduce((a, b) => a + b, 0n))} USDC</strong>
+      {known.length === amounts.length ? null : <span className="muted"> ({amounts.length - known.length} without an amount)</span>}
+    </p>
+  )
+}
+
+/** Who can read the sealed amounts, who could but is not yet given them, and who has no key yet. */
+const Readers = ({ sealed, me, unlocked, batch }: {
+  readonly sealed: SealedAmounts
+  readonly me: Me
+  readonly unlocked: Unlocked
+  readonly batch: Batch
+}) => {
+  const members = useMembers()
+  const store = useStoreSealedAmounts(batch.id)
+  const all = members.data?.pages.flatMap((p) => p.items) ?? []
+  const given = new Set(sealed.envelope.recipients.map((r) => r.memberId as string))
+  const newcomers = readersOf(all).filter((r) => !given.has(r.memberId))
+  const keyless = all.filter((m) => m.sealingKey === undefined && ROLE_PERMISSIONS[m.role].includes("amounts:read"))
+  const label = (m: Member) => (m.sub === me.sub ? "you" : `${short(m.sub)} (${m.role})`)
+  const finished = batch.status === "completed" || batch.status === "canceled"
+  const share = async () => {
+    const ops = await sealingOps()
+    const envelope = await ops.shareWith(sealed.envelope, batch.id, { memberId: unlocked.memberId, keyPair: unlocked.keyPair }, newcomers)
+    store.mutate(envelope)
+  }
+  return (
+    <div className="stack">
+      <p className="muted small">
+        Sealed for {given.size === 1 ? "1 member" : `${given.size} members`}: {all.filter((m) => given.has(m.id)).map(label).join(", ") || "—"}.
+        Digest <code title={sealed.digest}>{sealed.digest.slice(0, 12)}</code>.
+      </p>
+      {newcomers.length === 0 || finished ? null : (
+        <div className="row">
+          <Button variant="secondary" size="md" onClick={() => void share().catch(() => undefined)} isLoading={store.isPending}>
+            {newcomers.length === 1 ? "Share with 1 new member" : `Share with ${newcomers.length} new members`}
+          </Button>
+          {store.isError ? <span className="action__error" role="alert">{messageOf(store.error)}</span> : null}
+        </div>
+      )}
+      {keyless.length === 0 ? null : (
+        <p className="muted small">
+          Not yet able to read amounts: {keyless.map(label).join(", ")}. Each unlocks amounts once on this page; then anyone here can share with them.
+        </p>
+      )}
+    </div>
+  )
+}
+
+/** The amount editor of a draft: one input a payout, a CSV import, and "Seal amounts". */
+const Editor = ({ batch, payouts, nameOf, opened, unlocked }: {
+  readonly batch: Batch
+  readonly payouts: ReadonlyArray<Payout>
+  readonly nameOf: (contractorId: string) => string
+  readonly opened: ReadonlyMap<string, bigint> | undefined
+  readonly unlocked: Unlocked
+}) => {
+  const id = useId()
+  const members = useMembers()
+  const store = useStoreSealedAmounts(batch.id)
+  const ready = useContractors({ status: "ready" }, 100)
+  const { addPayouts } = useBatchControls(batch.id)
+  const [draft, setDraft] = useState<Readonly<Record<string, string>>>({})
+  const [imported, setImported] = useState<ReadonlyArray<string>>([])
+  const [sealError, setSealError] = useState<string | undefined>(undefined)
+  // What is stored fills the inputs (again after another member stores new amounts).
+  useEffect(() => {
+    if (opened === undefined) return
+    setDraft(Object.fromEntries(payouts.flatMap((p) => {
+      const amount = opened.get(p.id)
+      return amount === undefined ? [] : [[p.contractorId as string, editableAmount(amount)]]
+    })))
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [opened])
+  const parsed = payouts.map((p) => ({ payout: p, text: draft[p.contractorId] ?? "", result: parseAmount(draft[p.contractorId] ?? "") }))
+  const problems = parsed.filter((r) => "problem" in r.result)
+  const unchanged = opened !== undefined && parsed.every((r) => "amount" in r.result && opened.get(r.payout.id) === r.result.amount) &&
+    opened.size === payouts.length
+  const seal = async (event: FormEvent) => {
+    event.preventDefault()
+    setSealError(undefined)
+    if (problems.length > 0) return
+    const recipients = readersOf(members.data?.pages.flatMap((p) => p.items) ?? [])
+    const self = { memberId: unlocked.memberId as string, sealingKey: unlocked.keyPair.publicKey }
+    const everyone = [self, ...recipients.filter((r) => r.memberId !== self.memberId)]
+    try {
+      const ops = await sealingOps()
+      const envelope = await ops.sealAmounts(batch.id, parsed.map((r) => ({ payoutId: r.payout.id, amount: "amount" in r.result ? r.result.amount : 0n })), everyone)
+      store.mutate(envelope)
+    } catch (error) {
+      setSealError(messageOf(error))
+    }
+  }
+  const importCsv = async (event: ChangeEvent<HTMLInputElement>) => {
+    const file = event.target.files?.[0]
+    event.target.value = ""
+    if (file === undefined) return
+    const rows = amountRows(await file.text())
+    if ("problem" in rows) {
+      setImported([rows.problem])
+      return
+    }
+    const candidates = ready.data?.pages.flatMap((p) => p.items) ?? []
+    const present = new Set(payouts.map((p) => p.contractorId as string))
+    const notes: Array<string> = []
+    const amounts: Record<string, string> = {}
+    const toAdd: Array<ContractorId> = []
+    for (const row of rows.rows) {
+      const key = row.key.toLowerCase()
+      const found = candidates.filter((c) =>
+        c.name.toLowerCase() === key || Option.exists(c.email, (e) => e.toLowerCase() === key) ||
+        Option.exists(c.address, (a) => a.toLowerCase() === key))
+      if (found.length !== 1) {
+        notes.push(`Row ${row.line}: ${found.length === 0 ? "no ready contractor" : "more than one contractor"} matches "${row.key}".`)
+        continue
+      }
+      const amount = parseAmount(row.amount)
+      if ("problem" in amount) {
+        notes.push(`Row ${row.line}: ${amount.problem}`)
+        continue
+      }
+      const contractor = found[0]!
+      amounts[contractor.id] = editableAmount(amount.amount)
+      if (!present.has(contractor.id) && !toAdd.includes(contractor.id)) toAdd.push(contractor.id)
+    }
+    setDraft((now) => ({ ...now, ...amounts }))
+    if (toAdd.length > 0) addPayouts.mutate(toAdd)
+    const added = Object.keys(amounts).length
+    setImported([`${added === 1 ? "1 amount" : `${added} amounts`} read from ${file.name}${toAdd.length === 0 ? "" : toAdd.length === 1 ? ", 1 payout added" : `, ${toAdd.length} payouts added`}: check them, then seal.`, ...notes])
+  }
+  return (
+    <form className="form form--wide" onSubmit={(e) => void seal(e)} aria-describedby={`${id}-total`}>
+      <table className="table">
+        <caption className="visually-hidden">Amounts of {batch.name}</caption>
+        <thead><tr><th scope="col">Contractor</th><th scope="col">Amount (USDC)</th></tr></thead>
+        <tbody>
+          {parsed.map(({ payout, text, result }) => (
+            <tr key={payout.id}>
+              <td data-label="Contractor">{nameOf(payout.contractorId)}</td>
+              <td data-label="Amount">
+                <Input
+                  id={`amount-${payout.id}`}
+                  fieldSize="md"
+                  label={<span className="visually-hidden">Amount for {nameOf(payout.contractorId)}</span>}
+                  inputMode="decimal"
+                  autoComplete="off"
+                  value={text}
+                  onChange={(e) => setDraft((now) => ({ ...now, [payout.contractorId]: e.target.value }))}
+                  error={text === "" || !("problem" in result) ? undefined : result.problem}
+                />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div id={`${id}-total`}><Total amounts={parsed.map((r) => ("amount" in r.result ? r.result.amount : undefined))} /></div>
+      <div className="row">
+        <Button variant="primary" size="md" type="submit" isLoading={store.isPending} disabled={problems.length > 0 || unchanged || payouts.length === 0}>
+          {opened === undefined ? "Seal amounts" : "Seal new amounts"}
+        </Button>
+        <label className="file-button">
+          <span>Import amounts from CSV</span>
+          <input type="file" accept=".csv,text/csv" onChange={(e) => void importCsv(e)} />
+        </label>
+      </div>
+      {store.isError || sealError !== undefined ? <p className="action__error" role="alert">{sealError ?? messageOf(store.error)}</p> : null}
+      {imported.length === 0 ? null : <ul className="list small" aria-live="polite">{imported.map((n) => <li key={n}>{n}</li>)}</ul>}
+      <p className="muted small">
+        A CSV file names each contractor (a column <code>address</code>, <code>email</code> or <code>name</code>) and
+        its <code>amount</code>; it is read in this browser and never uploaded. Sealing new amounts clears the batch's
+        approvals.
+      </p>
+    </form>
+  )
+}
+
+/** The amounts of a batch: locked, opened (with the total), or edited and sealed while a draft. */
+export const Amounts = ({ batch, me, payouts, nameOf, amounts }: {
+  readonly batch: Batch
+  readonly me: Me
+  readonly payouts: ReadonlyArray<Payout>
+  readonly nameOf: (contractorId: string) => string
+  readonly amounts: BatchAmounts
+}) => {
+  const { sealed, opened, unlocked, reason } = amounts
+  const editing = batch.status === "draft" && permissionsOf(me)("batches:write").allowed
+  const body = () => {
+    if (reason !== undefined) return <p className="muted">{reason}</p>
+    if (unlocked === undefined) return <Unlock me={me} />
+    if (amounts.sealedError !== null) return <ErrorNote what="load the sealed amounts" error={amounts.sealedError} />
+    if (sealed === undefined) return <Loading what="the sealed amounts" />
+    if (sealed !== null && opened === undefined) {
+      return amounts.openError === null ? <Loading what="the amounts" /> : <p role="alert">{openProblem(amounts.openError)}</p>
+    }
+    return (
+      <>
+        {editing
+          ? <Editor batch={batch} payouts={payouts} nameOf={nameOf} opened={opened} unlocked={unlocked} />
+          : sealed === null
+          ? <p className="muted">No amounts were entered for this batch.</p>
+          : (
+            <>
+              <table className="table">
+                <caption className="visually-hidden">Amounts of {batch.name}</caption>
+                <thead><tr><th scope="col">Contractor</th><th scope="col">Amount (USDC)</th></tr></thead>
+                <tbody>
+                  {payouts.map((p) => (
+                    <tr key={p.id}>
+                      <td data-label="Contractor">{nameOf(p.contractorId)}</td>
+                      <td data-label="Amount" className="amount">{opened?.get(p.id) === undefined ? <span className="muted">no amount</span> : formatAmount(opened.get(p.id)!)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <Total amounts={payouts.map((p) => opened?.get(p.id))} />
+            </>
+          )}
+        {sealed === null ? null : <Readers sealed={sealed} me={me} unlocked={unlocked} batch={batch} />}
+      </>
+    )
+  }
+  return <Section title="Amounts" id="batch-amounts">{body()}</Section>
+}

@@ -1,0 +1,32 @@
+import { StrKey } from "@stellar/stellar-sdk"
+import { Config, Option } from "effect"
+import { NetworkPassphrase } from "../Config.ts"
+import { ContractId } from "../Domain/Stellar.ts"
+
+const contract = (name: string, what: string) =>
+  Config.option(Config.nonEmptyString(name).pipe(Config.validate({
+    message: `${name} (${what}) is not a contract address (C...)`,
+    validation: (id) => StrKey.isValidContract(id)
+  }), Config.map((id) => ContractId.make(id))))
+
+/**
+ * Where the confidential token lives, as a browser wallet needs it (GET /confidential/deployment): the token, and the
+ * auditor and verifier registries it calls, which at OpenZeppelin's 8af46e2c it keeps without a public getter, so the
+ * deployment names them (the same settings as `npm run demo` on a network). `auditorId` is the auditor a contractor's
+ * `register(account, auditor_id, data)` names.
+ */
+export const DeploymentConfig = Config.all({
+  contract: contract("CONFIDENTIAL_TOKEN_CONTRACT", "the confidential token"),
+  auditorRegistry: contract("CONFIDENTIAL_AUDITOR_CONTRACT", "its auditor key registry"),
+  verifierRegistry: contract("CONFIDENTIAL_VERIFIER_CONTRACT", "its verifier registry"),
+  auditorId: Config.integer("CONFIDENTIAL_AUDITOR_ID").pipe(
+    Config.validate({ message: "CONFIDENTIAL_AUDITOR_ID is not an auditor id (a u32)", validation: (id) => id >= 0 && id <= 0xffffffff }),
+    Config.withDefault(0)
+  ),
+  networkPassphrase: NetworkPassphrase
+}).pipe(Config.map(({ auditorId, auditorRegistry, contract, networkPassphrase, verifierRegistry }) =>
+  Option.all({ contract, auditorRegistry, verifierRegistry }).pipe(
+    Option.map((ids) => ({ ...ids, auditorId, networkPassphrase }))
+  )
+))
+export type DeploymentConfig = Config.Config.Success<typeof DeploymentConfig>
