@@ -46,6 +46,8 @@ const refusal = (batch: Batch, me: Me, amounts: BatchAmounts): string | undefine
 }
 
 interface Run {
+  /** What this run pays, fixed when it starts (the payouts' states move on as they are sent). */
+  readonly items: ReadonlyArray<PayItem & { readonly name: string }>
   readonly stage: PayStage
   readonly note?: string
   readonly steps: ReadonlyMap<string, { readonly step: PayoutStep; readonly detail?: string }>
@@ -100,7 +102,7 @@ export const Pay = ({ batch, me, payouts, amounts, nameOf }: {
     setRunning(true)
     const steps = new Map<string, { step: PayoutStep; detail?: string }>()
     const sentTimes: Array<number> = []
-    let current: Run = { stage: "loading", steps, startedAt: performance.now(), sentTimes }
+    let current: Run = { items, stage: "loading", steps, startedAt: performance.now(), sentTimes }
     const update = (next: Partial<Run>) => {
       current = { ...current, ...next }
       setState(current)
@@ -113,7 +115,8 @@ export const Pay = ({ batch, me, payouts, amounts, nameOf }: {
         session: session?.token ?? "",
         items,
         signal: controller.signal,
-        onStage: (stage, note) => update({ stage, ...(note === undefined ? {} : { note }) }),
+        // Time left is counted from the first proof: loading, the keys and the sync happen once a run.
+        onStage: (stage, note) => update({ stage, ...(note === undefined ? {} : { note }), ...(stage === "paying" ? { startedAt: performance.now() } : {}) }),
         onPayout: (payoutId: PayoutId, step, detail) => {
           steps.set(payoutId, { step, ...(detail === undefined ? {} : { detail }) })
           if (step === "sent") sentTimes.push(performance.now())
@@ -137,47 +140,46 @@ export const Pay = ({ batch, me, payouts, amounts, nameOf }: {
   const left = (() => {
     if (state === undefined || state.sentTimes.length === 0) return undefined
     const per = (state.sentTimes.at(-1)! - state.startedAt) / state.sentTimes.length
-    return seconds(per * (items.length - done))
+    return seconds(per * (state.items.length - done))
   })()
   return (
     <Section title="Pay" id="batch-pay">
       {inFlight.length > 0 && !running
         ? <p role="status">{inFlight.length === 1 ? "1 payout is" : `${inFlight.length} payouts are`} on its way to the ledger: the rest can be paid once it is final.</p>
         : null}
-      {items.length === 0 && state === undefined
-        ? <p className="muted">{payable.length === 0 ? "Every payout of this batch is sent." : "Loading the contractors' addresses…"}</p>
-        : null}
-      {items.length > 0 || state !== undefined
-        ? (
-          <div className="stack">
-            <p>
-              {items.length === 1 ? "1 payout" : `${items.length} payouts`} to pay, {formatAmount(total)} USDC in all. Each is
-              proven in this browser (a few seconds), then Freighter asks you to sign it; the service pays the network fee.
-            </p>
-            <div className="row">
-              <Button variant="primary" size="md" onClick={() => void start()} disabled={running || inFlight.length > 0 || items.length === 0} isLoading={running}>
-                {payable.length === payouts.filter((p) => p.status !== "canceled").length ? "Pay batch" : `Pay ${items.length} remaining`}
-              </Button>
-              {running ? <Button variant="tertiary" size="md" onClick={() => abort.current?.abort()}>Stop paying</Button> : null}
-            </div>
-            {state === undefined ? null : (
-              <div aria-live="polite">
-                <p className="small">
-                  {STAGE_WORDS[state.stage]}{state.note === undefined ? "" : ` (${state.note})`}
-                  {state.stage === "paying" ? ` — ${done} of ${items.length} sent${left === undefined ? "" : `, about ${left} left`}` : ""}
-                </p>
-                <ul className="list small">
-                  {items.filter((i) => state.steps.has(i.payoutId)).map((i) => {
-                    const s = state.steps.get(i.payoutId)!
-                    return <li key={i.payoutId}>{i.name}: {STEP_WORDS[s.step]}{s.step === "failed" && s.detail !== undefined ? ` (${s.detail})` : ""}</li>
-                  })}
-                </ul>
+      <div className="stack">
+        {items.length > 0
+          ? (
+            <>
+              <p>
+                {items.length === 1 ? "1 payout" : `${items.length} payouts`} to pay, {formatAmount(total)} USDC in all. Each
+                is proven in this browser (a few seconds), then Freighter asks you to sign it; the service pays the network fee.
+              </p>
+              <div className="row">
+                <Button variant="primary" size="md" onClick={() => void start()} disabled={running || inFlight.length > 0} isLoading={running}>
+                  {running ? "Paying" : payable.length === payouts.filter((p) => p.status !== "canceled").length ? "Pay batch" : `Pay ${items.length} remaining`}
+                </Button>
+                {running ? <Button variant="tertiary" size="md" onClick={() => abort.current?.abort()}>Stop paying</Button> : null}
               </div>
-            )}
-            {error === undefined ? null : <p className="action__error" role="alert">{error}</p>}
+            </>
+          )
+          : <p className="muted">{payable.length === 0 ? (inFlight.length > 0 ? "" : "Every payout of this batch is sent.") : "Loading the contractors' addresses…"}</p>}
+        {state === undefined ? null : (
+          <div aria-live="polite">
+            <p className="small">
+              {STAGE_WORDS[state.stage]}{state.note === undefined ? "" : ` (${state.note})`}
+              {state.stage === "paying" ? ` — ${done} of ${state.items.length} sent${left === undefined || done === state.items.length ? "" : `, about ${left} left`}` : ""}
+            </p>
+            <ul className="list small">
+              {state.items.filter((i) => state.steps.has(i.payoutId)).map((i) => {
+                const s = state.steps.get(i.payoutId)!
+                return <li key={i.payoutId}>{i.name}: {STEP_WORDS[s.step]}{s.step === "failed" && s.detail !== undefined ? ` (${s.detail})` : ""}</li>
+              })}
+            </ul>
           </div>
-        )
-        : null}
+        )}
+        {error === undefined ? null : <p className="action__error" role="alert">{error}</p>}
+      </div>
     </Section>
   )
 }
