@@ -144,6 +144,9 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
         await page.getByText("Total: 3,230.75 USDC").waitFor()
         await page.getByText("3 payouts to pay, 3,230.75 USDC in all.", { exact: false }).waitFor()
         await inspect(person, "batch-pay-ready")
+        // One signature unlocks the amounts (it reproduces the sealing key published before, as the registered keys let
+        // one signature derive the confidential keys below); two are asked only the first time.
+        expect(person.confirmations).toEqual({ signMessage: 1, signTransaction: 1 })
         await page.getByRole("button", { name: "Pay batch" }).click()
         await page.getByText(/1 of 3 sent/).waitFor({ timeout: 120_000 }).catch(async (e: unknown) => {
           await page.screenshot({ path: "test/screenshots/batch-pay-stuck.png", fullPage: true })
@@ -158,6 +161,12 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
         await remaining.waitFor({ timeout: 60_000 })
         await remaining.click({ timeout: 60_000 })
         await statusOf(page).getByText("completed").waitFor({ timeout: 180_000 })
+        // Sign-in, and each of two sessions: the amounts (1 signature) and the keys (1); then one signature a payout —
+        // a fourth when the reload came between a payout's signature and its submission (it is prepared again).
+        expect(person.confirmations.signMessage).toBe(4)
+        expect(person.confirmations.signTransaction - 1).toBeGreaterThanOrEqual(3)
+        expect(person.confirmations.signTransaction - 1).toBeLessThanOrEqual(4)
+        console.log(`console pay: wallet confirmations ${JSON.stringify(person.confirmations)} (1 sign-in challenge)`)
         await inspect(person, "batch-pay-done")
         expect(person.problems).toEqual([])
       })

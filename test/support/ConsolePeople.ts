@@ -2,7 +2,7 @@ import { expect } from "@effect/vitest"
 import type { Keypair } from "@stellar/stellar-sdk"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { axeViolations, screenshots } from "./Browser.ts"
-import { installFreighter } from "./FreighterStandIn.ts"
+import { installFreighter, type WalletConfirmations } from "./FreighterStandIn.ts"
 import type { TestAppShape } from "./TestApp.ts"
 
 /** The time zone every person's browser is in (the pages show times in the browser's zone). */
@@ -14,6 +14,8 @@ export interface Person {
   readonly page: Page
   /** Content-Security-Policy violations and uncaught errors the page reported. */
   readonly problems: Array<string>
+  /** The requests their wallet was asked to confirm. */
+  readonly confirmations: WalletConfirmations
 }
 
 /** One person at one browser: their own context (cookies, sessionStorage), their own Freighter. */
@@ -26,7 +28,7 @@ export const personAt = async (browser: Browser, app: Pick<TestAppShape, "url">,
     permissions: ["clipboard-read", "clipboard-write"],
     acceptDownloads: true
   })
-  await installFreighter(context, key)
+  const confirmations = await installFreighter(context, key)
   await context.addInitScript({
     content: `document.addEventListener("securitypolicyviolation", (e) => console.error("CSP violation: " + e.violatedDirective + " " + e.blockedURI))`
   })
@@ -36,7 +38,7 @@ export const personAt = async (browser: Browser, app: Pick<TestAppShape, "url">,
     if (message.text().startsWith("CSP violation")) problems.push(message.text())
   })
   page.on("pageerror", (error) => problems.push(error.message))
-  return { key, context, page, problems }
+  return { key, context, page, problems, confirmations }
 }
 
 /** Every page a suite visits: no serious or critical axe violation, and its screenshots at 375 and 1440 pixels. */

@@ -60,14 +60,27 @@ const STAND_IN = (publicKey: string) => `(() => {
   })
 })()`
 
-/** Installs the stand-in in every page of `context`, as the wallet of `key`. */
-export const installFreighter = async (context: BrowserContext, key: Keypair) => {
+/** What the person was asked to confirm in the wallet: each request is one confirmation in Freighter. */
+export interface WalletConfirmations {
+  /** signMessage (SUBMIT_BLOB): a key derivation asks one or two. */
+  signMessage: number
+  /** signTransaction (SUBMIT_TRANSACTION): a sign-in challenge, a registration, each payout. */
+  signTransaction: number
+}
+
+/** Installs the stand-in in every page of `context`, as the wallet of `key`; answers the confirmations it counts. */
+export const installFreighter = async (context: BrowserContext, key: Keypair): Promise<WalletConfirmations> => {
+  const confirmations: WalletConfirmations = { signMessage: 0, signTransaction: 0 }
   await context.exposeBinding("__freighterStandInSign", (_source, xdr: string, passphrase: string) => {
+    confirmations.signTransaction++
     const transaction = TransactionBuilder.fromXDR(xdr, passphrase)
     transaction.sign(key)
     return transaction.toXDR()
   })
-  await context.exposeBinding("__freighterStandInSignMessage", (_source, message: string) =>
-    Buffer.from(key.signMessage(message)).toString("base64"))
+  await context.exposeBinding("__freighterStandInSignMessage", (_source, message: string) => {
+    confirmations.signMessage++
+    return Buffer.from(key.signMessage(message)).toString("base64")
+  })
   await context.addInitScript({ content: STAND_IN(key.publicKey()) })
+  return confirmations
 }

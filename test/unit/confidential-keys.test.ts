@@ -7,7 +7,7 @@ import { inspect } from "node:util"
 import { InvalidEncoding, KeyDerivationFailed, SignerNotDeterministic } from "../../client/src/confidential/Errors.ts"
 import { addressToField } from "../../client/src/confidential/crypto/AddressField.ts"
 import { R, fieldToBytes } from "../../client/src/confidential/crypto/Field.ts"
-import { H, scalarMul } from "../../client/src/confidential/crypto/Grumpkin.ts"
+import { H, pointToBytes, scalarMul } from "../../client/src/confidential/crypto/Grumpkin.ts"
 import {
   deriveSk,
   keysFromRawRoot,
@@ -102,6 +102,29 @@ describe("key derivation (SDK.md §5)", () => {
   it("takes @stellar/freighter-api's signMessage as it is (a compile-time check)", () => {
     const fromFreighter = (signMessage: typeof freighterSignMessage): MessageSigner => ({ signMessage })
     expect(fromFreighter).toBeTypeOf("function")
+  })
+
+  it("asks once when the keys come out as the ones registered on chain, twice (and compares) otherwise", async () => {
+    const { signer: first } = localSigner(owner)
+    const keys = await keysFromSigner({ signer: first, contract: CONTRACT, account: ACCOUNT })
+    const registered = { spendingPublicKey: pointToBytes(keys.spendingPublicKey), viewingPublicKey: pointToBytes(keys.viewingPublicKey) }
+    const once = localSigner(owner)
+    expect((await keysFromSigner({ signer: once.signer, contract: CONTRACT, account: ACCOUNT, registered })).sk).toBe(keys.sk)
+    expect(once.asked).toHaveLength(1)
+    // Registered keys of another account: the signature does not reproduce them, so it is asked again and compared.
+    const other = await keysFromSigner({ signer: localSigner(stranger).signer, contract: CONTRACT, account: stranger.publicKey() })
+    const twice = localSigner(owner)
+    const otherKeys = { spendingPublicKey: pointToBytes(other.spendingPublicKey), viewingPublicKey: pointToBytes(other.viewingPublicKey) }
+    expect((await keysFromSigner({ signer: twice.signer, contract: CONTRACT, account: ACCOUNT, registered: otherKeys })).sk).toBe(keys.sk)
+    expect(twice.asked).toHaveLength(2)
+    // A signer that signs differently each time cannot pass for deterministic by reproducing nothing.
+    let n = 0
+    const drifting: MessageSigner = {
+      signMessage: async (message) => ({ signedMessage: Buffer.from(owner.signMessage(n++ === 0 ? message : `${message} again`)).toString("base64"), signerAddress: ACCOUNT })
+    }
+    await expect(keysFromSigner({ signer: drifting, contract: CONTRACT, account: ACCOUNT, registered: otherKeys })).rejects.toBeInstanceOf(SignerNotDeterministic)
+    // Another key's signature never derives keys, registered or not.
+    await expect(keysFromSigner({ signer: localSigner(stranger).signer, contract: CONTRACT, account: ACCOUNT, registered })).rejects.toMatchObject({ reason: "SignatureInvalid" })
   })
 
   it("refuses a signer that answers differently twice", async () => {

@@ -90,6 +90,21 @@ describe("sealing keys", () => {
     expect(await openAmounts(envelope, BATCH, "mem_a", again)).toEqual(AMOUNTS)
   })
 
+  it("asks once when the key comes out as the one published before, twice otherwise", async () => {
+    const published = (await deriveSealingKey({ organizationId: ORG, account: alice.publicKey(), signer: localSigner(alice) })).publicKey
+    let asked = 0
+    const counting = { signMessage: (message: string, opts: { address: string }) => {
+      asked++
+      return localSigner(alice).signMessage(message, opts)
+    } }
+    expect((await deriveSealingKey({ organizationId: ORG, account: alice.publicKey(), signer: counting, published })).publicKey).toBe(published)
+    expect(asked).toBe(1)
+    asked = 0
+    const other = (await deriveSealingKey({ organizationId: "org_other", account: alice.publicKey(), signer: localSigner(alice) })).publicKey
+    expect((await deriveSealingKey({ organizationId: ORG, account: alice.publicKey(), signer: counting, published: other })).publicKey).toBe(published)
+    expect(asked).toBe(2)
+  })
+
   it("is RFC 9180 DeriveKeyPair of HKDF-SHA-256(signature, the label as salt) over the documented message", async () => {
     const message = sealingKeyMessage(ORG, alice.publicKey())
     expect(message).toBe(`confidential-payroll/sealing-key/v1\n${ORG}\n${alice.publicKey()}`)

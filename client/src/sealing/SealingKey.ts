@@ -93,12 +93,20 @@ export interface SealingKeyOptions {
   readonly signer: MessageSigner
   readonly signerKey?: string
   readonly networkPassphrase?: string
+  /** The member's key as published before (PUT /me/sealing-key): reproducing it needs one signature, not two. */
+  readonly published?: string
 }
 
 /** Signs the sealing-key message (twice, compared and verified: KeyDerivation.ts's withSignerRoot) and derives the pair. */
 export const deriveSealingKey = async (options: SealingKeyOptions): Promise<SealingKeyPair> =>
   await withSignerRoot(
-    { signer: options.signer, signerKey: options.signerKey ?? options.account, networkPassphrase: options.networkPassphrase, what: "a sealing key" },
+    {
+      signer: options.signer,
+      signerKey: options.signerKey ?? options.account,
+      networkPassphrase: options.networkPassphrase,
+      what: "a sealing key",
+      reproduces: options.published === undefined ? undefined : (keyPair) => keyPair.publicKey === options.published
+    },
     sealingKeyMessage(options.organizationId, options.account),
     async (signature) => {
       const ikm = hkdf(sha256, signature, utf8(SEALING_KEY_LABEL), utf8(IKM_INFO), 32)

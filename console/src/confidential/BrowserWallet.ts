@@ -1,9 +1,17 @@
 // What every page that proves needs, in the browser (loaded with import() only): where the token lives and how to
 // read it (the service's read-only Stellar RPC gateway, POST /stellar-rpc, since the page's CSP allows no other
 // origin), the pinned circuits served beside the prover, the prover's Web Worker, and an Effect run to its value.
+import { FetchHttpClient } from "@effect/platform"
 import {
   ChainReader,
   type CircuitArtifact,
+  type Cursor,
+  fetchAccountEvents,
+  IndexedDbStore,
+  keysFromSigner,
+  openWallet,
+  ProofFailed,
+  type Prover,
   type CircuitName,
   loadCircuit,
   type LoadedCircuit,
@@ -14,8 +22,10 @@ import {
   rpc,
   startProver
 } from "@confidential-payroll/client/confidential"
+import { signMessage } from "@stellar/freighter-api"
 import { Cause, Effect, Exit, Option } from "effect"
 import { clientFor, run } from "../api/Client.ts"
+import { workerProver } from "./WorkerProver.ts"
 
 export const PROVER_BASE = `${import.meta.env.BASE_URL}prover/`
 const WORKER = `${PROVER_BASE}prover-worker.js`
@@ -69,9 +79,82 @@ export const startWorker = (
     onProgress
   })
 
+/** A wallet that only reads (balances, received amounts) proves nothing. */
+const noProver: Prover = (() => {
+  const refuse = (circuit: { readonly name: string }) => Effect.fail(new ProofFailed({ circuit: circuit.name, message: "this page reads the wallet; it does not prove" }))
+  return { execute: refuse, prove: refuse, proveWitness: refuse, verify: refuse, verificationKey: refuse }
+})()
+
 /** An Effect run to its value; a failure or a defect (the worker's own errors travel as defects) thrown whole. */
 export const settle = async <A, E>(effect: Effect.Effect<A, E>): Promise<A> => {
   const exit = await Effect.runPromiseExit(effect)
   if (Exit.isSuccess(exit)) return exit.value
   throw Option.getOrElse(Option.orElse(Cause.failureOption(exit.cause), () => Cause.dieOption(exit.cause)), () => Cause.squash(exit.cause))
 }
+
+/** Where a wallet opening is, for the page to say. */
+export type OpenStage = "loading" | "keys" | "prover" | "syncing"
+
+/** The openings a wallet keeps in this browser (sealed with a key from its confidential secret). */
+const walletStore = () => new IndexedDbStore("payroll-wallet")
+
+export interface OpenOptions {
+  readonly account: string
+  readonly session: string
+  /** The circuits the worker loads: only those this page proves (none: no worker, reading only). */
+  readonly proves: ReadonlyArray<OperationCircuit>
+  readonly onStage: (stage: OpenStage, note?: string) => void
+  readonly onProgress?: (event: ProgressEvent) => void
+}
+
+/**
+ * The signed-in wallet's confidential wallet in this browser: keys from Freighter's signMessage, the openings from
+ * IndexedDB caught up from the service's archive — rebuilt from every event when they disagree with the chain (another
+ * device paid, or this browser never held them). `close` ends the prover's worker.
+ */
+export const openBrowserWallet = async (options: OpenOptions) => {
+  const { account, session } = options
+  options.onStage("loading")
+  const { deployment, reader, server } = await chainOf(session)
+  const circuits = await loadCircuits()
+  options.onStage("keys")
+  const prover = options.proves.length === 0
+    ? undefined
+    : startWorker(circuits, options.proves, deployment.networkPassphrase, options.onProgress ?? (() => undefined))
+  try {
+    // The keys the account registered with let one signature do (withSignerRoot): 1 request instead of 2.
+    const registered = await reader.account(account)
+    const keys = await keysFromSigner({
+      signer: { signMessage },
+      account,
+      contract: deployment.contract,
+      networkPassphrase: deployment.networkPassphrase,
+      ...(registered === undefined ? {} : { registered })
+    })
+    if (prover !== undefined) {
+      options.onStage("prover")
+      const ready = await prover.ready
+      options.onStage("prover", `on ${ready.threads} thread${ready.threads === 1 ? "" : "s"}`)
+    }
+    const setup = { prover: prover === undefined ? noProver : workerProver(prover), circuits: circuits.circuits, version: circuits.manifest.commit }
+    const wallet = await settle(openWallet({ keys, account, reader, setup, store: walletStore() }))
+    options.onStage("syncing")
+    const events = (after: Cursor | undefined) =>
+      settle(fetchAccountEvents(window.location.origin, deployment.contract, account, after).pipe(Effect.provide(FetchHttpClient.layer)))
+    await settle(wallet.sync((await events(wallet.state.cursor)).events))
+    const balances = await settle(Effect.either(wallet.balances()))
+    /** Every event of the account replayed from its registration: what "Rebuild from chain" does. */
+    const rebuild = async () => {
+      await settle(wallet.rebuild((await events(undefined)).events))
+      return await settle(wallet.balances())
+    }
+    if (balances._tag === "Left" && balances.left._tag === "StateMismatch") await rebuild()
+    else if (balances._tag === "Left") throw balances.left
+    return { wallet, deployment, reader, server, rebuild, events, close: () => prover?.cancel() }
+  } catch (error) {
+    prover?.cancel()
+    throw error
+  }
+}
+
+export type BrowserWallet = Awaited<ReturnType<typeof openBrowserWallet>>

@@ -8,22 +8,12 @@
 // but never sent (the tab closed in between, or the payer cancelled) leaves a pending spend in the openings: at the
 // next run, with nothing in flight, it is dropped before proving again.
 import { FetchHttpClient } from "@effect/platform"
-import {
-  fetchAccountEvents,
-  IndexedDbStore,
-  keysFromSigner,
-  openWallet,
-  type ProgressEvent,
-  type ProverClient,
-  runSignedPayroll,
-  type SignedResult
-} from "@confidential-payroll/client/confidential"
+import { runSignedPayroll, type SignedResult } from "@confidential-payroll/client/confidential"
 import { type PayoutId } from "@confidential-payroll/client/contract"
-import { signMessage, signTransaction } from "@stellar/freighter-api"
+import { signTransaction } from "@stellar/freighter-api"
 import { Effect, Encoding } from "effect"
-import { chainOf, loadCircuits, settle, startWorker } from "./BrowserWallet.ts"
+import { openBrowserWallet, type OpenStage, settle } from "./BrowserWallet.ts"
 import { inWords } from "./Words.ts"
-import { workerProver } from "./WorkerProver.ts"
 
 export interface PayItem {
   readonly payoutId: PayoutId
@@ -31,7 +21,7 @@ export interface PayItem {
   readonly amount: bigint
 }
 
-export type PayStage = "loading" | "keys" | "prover" | "syncing" | "paying"
+export type PayStage = OpenStage | "paying"
 
 export type PayoutStep = "proving" | "signing" | "sent" | "failed"
 
@@ -42,9 +32,6 @@ export interface PayEvents {
 
 /** The payer stopped the run: what was sent stays sent, nothing more is. */
 export class PayCancelled extends Error {}
-
-/** The openings the payer's wallet keeps in this browser (sealed with a key from their confidential secret). */
-const store = () => new IndexedDbStore("payroll-wallet")
 
 export interface PayOptions extends PayEvents {
   readonly account: string
@@ -59,36 +46,14 @@ export const payBatch = async (options: PayOptions): Promise<ReadonlyArray<Signe
   const check = () => {
     if (signal.aborted) throw new PayCancelled("cancelled")
   }
-  let prover: ProverClient | undefined
-  const stop = () => prover?.cancel()
+  let close: (() => void) | undefined
+  const stop = () => close?.()
   signal.addEventListener("abort", stop)
   try {
-    options.onStage("loading")
-    const { deployment, reader } = await chainOf(session)
-    const circuits = await loadCircuits()
-    check()
-    options.onStage("keys")
-    prover = startWorker(circuits, ["transfer"], deployment.networkPassphrase, (_event: ProgressEvent) => undefined)
-    const keys = await keysFromSigner({ signer: { signMessage }, account, contract: deployment.contract, networkPassphrase: deployment.networkPassphrase })
-    check()
-    options.onStage("prover")
-    const ready = await prover.ready
-    options.onStage("prover", `on ${ready.threads} thread${ready.threads === 1 ? "" : "s"}`)
-    const setup = { prover: workerProver(prover), circuits: circuits.circuits, version: circuits.manifest.commit }
-    const wallet = await settle(openWallet({ keys, account, reader, setup, store: store() }))
-
-    // Caught up with the chain from the service's archive; rebuilt from every event when the openings disagree with
-    // it (another device paid, or this browser never held them).
-    options.onStage("syncing")
+    const opened = await openBrowserWallet({ account, session, proves: ["transfer"], onStage: options.onStage })
+    close = opened.close
+    const { wallet } = opened
     const origin = window.location.origin
-    const since = await settle(fetchAccountEvents(origin, deployment.contract, account, wallet.state.cursor).pipe(Effect.provide(FetchHttpClient.layer)))
-    await settle(wallet.sync(since.events))
-    const checked = await settle(Effect.either(wallet.balances()))
-    if (checked._tag === "Left") {
-      const all = await settle(fetchAccountEvents(origin, deployment.contract, account, undefined).pipe(Effect.provide(FetchHttpClient.layer)))
-      await settle(wallet.rebuild(all.events))
-      await settle(wallet.balances())
-    }
     // Nothing is in flight (the page waits for that): a spend still pending was proven and never sent.
     const stale = wallet.state.pending[0]
     if (stale !== undefined) await settle(wallet.abandon(stale.commitment))

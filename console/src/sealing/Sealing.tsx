@@ -53,13 +53,18 @@ export const useSealing = (me: Me) => {
   const queries = useQueryClient()
   const orgId = me.employer?.orgId
   const unlocked = value.unlocked !== undefined && value.unlocked.orgId === orgId && value.unlocked.account === me.sub ? value.unlocked : undefined
+  /** The key this member published before, if the first page of members lists it. */
+  const publishedKey = async () => {
+    const page = await run(client.members.list({ urlParams: { limit: 100 } }))
+    return page.items.find((m) => m.sub === me.sub)?.sealingKey
+  }
   const unlock = useMutation({
     mutationFn: async (): Promise<Unlocked> => {
       if (orgId === undefined) throw new Error("You are not a member of an organization.")
       const ops = await sealingOps()
       let keyPair: SealingKeyPair
       try {
-        keyPair = await ops.deriveKey(orgId, me.sub)
+        keyPair = await ops.deriveKey(orgId, me.sub, await publishedKey())
       } catch (error) {
         throw new Error(unlockMessage(error))
       }

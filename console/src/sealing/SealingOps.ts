@@ -18,13 +18,16 @@ export type { PayoutAmount, Recipient, SealedEnvelope, SealingKeyPair }
 
 /**
  * The member's sealing key in `organizationId`, from their wallet: Freighter's `signMessage` (SEP-53) over the
- * documented message (client/src/sealing/SealingKey.ts), asked twice and compared, so any device re-derives it.
+ * documented message (client/src/sealing/SealingKey.ts), asked twice and compared (once, when it reproduces the key the
+ * member published before), so any device re-derives it.
  */
-export const deriveKey = (organizationId: string, account: string): Promise<SealingKeyPair> =>
+export const deriveKey = (organizationId: string, account: string, published: string | undefined): Promise<SealingKeyPair> =>
   deriveSealingKey({
     organizationId,
     account,
-    signer: { signMessage: (message, opts) => signMessage(message, opts) }
+    signer: { signMessage: (message, opts) => signMessage(message, opts) },
+    // Reproducing the key published before proves the wallet signs alike: one request instead of two.
+    ...(published === undefined ? {} : { published })
   })
 
 export { digest, openAmounts, sealAmounts, shareWith }

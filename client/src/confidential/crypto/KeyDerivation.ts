@@ -9,6 +9,7 @@ import { sha512 } from "@noble/hashes/sha2.js"
 import { Keypair, StrKey } from "@stellar/stellar-sdk"
 import { KeyDerivationFailed, SignerNotDeterministic } from "../Errors.ts"
 import { addressToField } from "./AddressField.ts"
+import { pointToBytes } from "./Grumpkin.ts"
 import { ConfidentialKeys } from "./Keys.ts"
 import { vkFromSk } from "./Primitives.ts"
 import { candidateScalar } from "./Scalar.ts"
@@ -73,6 +74,11 @@ export interface SignerRootOptions extends Deployment {
   /** The ed25519 key (G…) expected to sign; defaults to the account, which must then be a G… address (§5.2). */
   readonly signerKey?: string
   readonly networkPassphrase?: string
+  /**
+   * The public keys the account registered with (`confidential_balance`'s, x‖y 64 bytes each), when it has: keys that
+   * come out equal to them prove the signer deterministic with one signature instead of two (withSignerRoot).
+   */
+  readonly registered?: { readonly spendingPublicKey: Uint8Array; readonly viewingPublicKey: Uint8Array }
 }
 
 const refused = () => new KeyDerivationFailed({ reason: "SignerRefused", message: "the signer gave no signature" })
@@ -92,9 +98,19 @@ const signatureBytes = (signed: string | Uint8Array): Uint8Array => {
  * or the root would not reproduce), verified against the expected ed25519 key before use, handed to `use` and zeroed
  * afterwards. `what` names the purpose in the refusal of a non-ed25519 signer. The sealing key (client/src/sealing/)
  * derives from a signature the same way.
+ *
+ * `reproduces`, when the caller holds what an earlier signature derived (the keys registered on chain, a published
+ * sealing key), saves the second request: a first signature whose result `reproduces` accepts has come out the same
+ * as before, which is what asking twice checks. Any other result asks again and compares, as without it.
  */
 export const withSignerRoot = async <A>(
-  options: { readonly signer: MessageSigner; readonly signerKey: string; readonly networkPassphrase?: string | undefined; readonly what: string },
+  options: {
+    readonly signer: MessageSigner
+    readonly signerKey: string
+    readonly networkPassphrase?: string | undefined
+    readonly what: string
+    readonly reproduces?: ((derived: A) => boolean) | undefined
+  },
   message: string,
   use: (root: Uint8Array) => A | Promise<A>
 ): Promise<A> => {
@@ -114,26 +130,40 @@ export const withSignerRoot = async <A>(
     return signatureBytes(answer.signedMessage)
   }
   const first = await ask()
-  const second = await ask()
+  let second: Uint8Array | undefined
+  const verifies = (signature: Uint8Array) => Keypair.fromPublicKey(signerKey).verifyMessage(message, signature)
   try {
+    if (options.reproduces !== undefined && verifies(first)) {
+      const derived = await use(first)
+      if (options.reproduces(derived)) return derived
+    }
+    second = await ask()
     if (!equalBytes(first, second)) {
       throw new SignerNotDeterministic({ message: "the signer gave two different signatures for the same message" })
     }
-    if (!Keypair.fromPublicKey(signerKey).verifyMessage(message, first)) {
+    if (!verifies(first)) {
       throw new KeyDerivationFailed({ reason: "SignatureInvalid", message: "the signature is not by the expected key" })
     }
     return await use(first)
   } finally {
     first.fill(0)
-    second.fill(0)
+    second?.fill(0)
   }
 }
 
 /** §5.2: the keys from the signer's root over the §5.2 message, the signature forgotten once derived. */
 export const keysFromSigner = async (options: SignerRootOptions): Promise<ConfidentialKeys> => {
-  const { account, contract } = options
+  const { account, contract, registered } = options
   return await withSignerRoot(
-    { signer: options.signer, signerKey: options.signerKey ?? account, networkPassphrase: options.networkPassphrase, what: "a signer root" },
+    {
+      signer: options.signer,
+      signerKey: options.signerKey ?? account,
+      networkPassphrase: options.networkPassphrase,
+      what: "a signer root",
+      reproduces: registered === undefined
+        ? undefined
+        : (keys) => equalBytes(pointToBytes(keys.spendingPublicKey), registered.spendingPublicKey) && equalBytes(pointToBytes(keys.viewingPublicKey), registered.viewingPublicKey)
+    },
     rootMessage(contract, account),
     (root) => {
       const addrF = addressToField(contract)
