@@ -5,43 +5,22 @@
 // paid once, nobody twice. Each contractor's own wallet (Node) then decrypts exactly the approved amount, once.
 import { FetchHttpClient } from "@effect/platform"
 import { expect, layer } from "@effect/vitest"
-import { Keypair, rpc } from "@stellar/stellar-sdk"
+import { Keypair } from "@stellar/stellar-sdk"
 import { Context, Effect, Layer, Schedule } from "effect"
 import type { Browser } from "playwright-core"
 import { prepareCall } from "../client/src/confidential/chain/Calls.ts"
 import type { ConfidentialWallet } from "../client/src/confidential/ConfidentialWallet.ts"
 import { fetchAccountEvents } from "../client/src/confidential/state/ArchiveEvents.ts"
 import { sealAmounts } from "../client/src/sealing/SealedAmounts.ts"
-import { deriveSealingKey } from "../client/src/sealing/SealingKey.ts"
 import { buildProver } from "../scripts/ProverBundle.ts"
 import { ensureConsoleBuilt, launchBrowser } from "./support/Browser.ts"
-import {
-  keypairSigner,
-  loopbackWallet,
-  proofVerifier,
-  provingSetup,
-  sequenceOf,
-  signAndSend,
-  syncUntil,
-  TEST_CRS_DIR
-} from "./support/ConfidentialProving.ts"
+import { sequenceOf, signAndSend, syncUntil } from "./support/ConfidentialProving.ts"
 import { heading, inspect, personAt, signIn, statusOf } from "./support/ConsolePeople.ts"
-import { LoopbackConfidentialToken } from "./support/LoopbackConfidentialToken.ts"
-import { joinAs, type Member, must } from "./support/Members.ts"
-import { CONFIDENTIAL_TOKEN, TestApp, TestAppLive, type TestAppShape } from "./support/TestApp.ts"
+import { joinAs, must } from "./support/Members.ts"
+import { ProvingApp, publishSealingKey, registeredWallet } from "./support/ProvingConsole.ts"
+import { CONFIDENTIAL_TOKEN, TestApp, type TestAppShape } from "./support/TestApp.ts"
 import { walletEmployer } from "./support/Transfer.ts"
 import { tokenOf } from "./support/VersionedToken.ts"
-
-/** The registries the loopback deploys beside the token at CONFIDENTIAL_TOKEN (their ids derive from its id). */
-const REGISTRIES = new LoopbackConfidentialToken(CONFIDENTIAL_TOKEN, () => 0)
-
-const ProvingApp = Layer.unwrapScoped(Effect.map(proofVerifier, (verifier) =>
-  TestAppLive({
-    ARCHIVE_POLL_INTERVAL: "200 millis",
-    CRS_DIR: TEST_CRS_DIR,
-    CONFIDENTIAL_AUDITOR_CONTRACT: REGISTRIES.auditorRegistry,
-    CONFIDENTIAL_VERIFIER_CONTRACT: REGISTRIES.verifierRegistry
-  }, { ledgerIntervalMs: 100, verifier })))
 
 class Chromium extends Context.Tag("test/pay/Chromium")<Chromium, Browser>() {}
 const ChromiumLive = Layer.scoped(Chromium, Effect.zipRight(Effect.promise(async () => {
@@ -51,29 +30,6 @@ const ChromiumLive = Layer.scoped(Chromium, Effect.zipRight(Effect.promise(async
 
 const UNIT = 10_000_000n
 const AMOUNTS = [1250n * UNIT + 5_000_000n, 980n * UNIT, 1000n * UNIT + 2_500_000n]
-
-/** An account that registers with the token itself, with a real proof (paying its own fee), and its wallet. */
-const registered = (app: TestAppShape, key: Keypair) =>
-  Effect.gen(function*() {
-    app.rpc.setAccount({ id: key.publicKey() })
-    const setup = yield* provingSetup
-    const wallet = yield* loopbackWallet(app.rpc, CONFIDENTIAL_TOKEN, setup, key)
-    const server = new rpc.Server(app.rpc.url, { allowHttp: true })
-    const deployment = { contract: CONFIDENTIAL_TOKEN, auditorRegistry: REGISTRIES.auditorRegistry, verifierRegistry: REGISTRIES.verifierRegistry, networkPassphrase: app.rpc.networkPassphrase }
-    const data = yield* wallet.proveRegister()
-    const tx = yield* Effect.promise(() =>
-      prepareCall(server, deployment, { account: key.publicKey(), sequence: sequenceOf(app.rpc, key.publicKey()) }, { fn: "register", account: key.publicKey(), auditorId: 0, data }))
-    expect(yield* signAndSend(server, tx, key)).toBe("SUCCESS")
-    return { wallet, server, deployment }
-  })
-
-/** A member's sealing key, derived as their browser derives it, published. */
-const publishSealingKey = (app: TestAppShape, orgId: string, member: Member) =>
-  Effect.gen(function*() {
-    const keyPair = yield* Effect.promise(() => deriveSealingKey({ organizationId: orgId, account: member.wallet.publicKey(), signer: keypairSigner(member.wallet) }))
-    const published = yield* must(app, "PUT", "/me/sealing-key", member.token, { sealingKey: keyPair.publicKey })
-    return { memberId: published.id as string, sealingKey: keyPair.publicKey }
-  })
 
 const receivedBy = (app: TestAppShape, wallet: ConfidentialWallet) =>
   Effect.map(fetchAccountEvents(app.url, CONFIDENTIAL_TOKEN, wallet.account, undefined), (history) => wallet.received(history.events))
@@ -92,7 +48,7 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
 
       // The payer's confidential account: registered, with 5,000 deposited and merged (in Node: the Treasury page is
       // another step).
-      const paying = yield* registered(app, payer.wallet)
+      const paying = yield* registeredWallet(app, payer.wallet)
       tokenOf(app).mintUnderlying(payer.wallet.publicKey(), 5000n * UNIT)
       for (const call of [
         { fn: "deposit", from: payer.wallet.publicKey(), to: payer.wallet.publicKey(), amount: 5000n * UNIT } as const,
@@ -107,7 +63,7 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
       const contractors: Array<{ name: string; key: Keypair; wallet: ConfidentialWallet; id: string }> = []
       for (const name of names) {
         const key = Keypair.random()
-        const { wallet } = yield* registered(app, key)
+        const { wallet } = yield* registeredWallet(app, key)
         const created = yield* must(app, "POST", "/contractors", owner.token, { name, address: key.publicKey() })
         contractors.push({ name, key, wallet, id: created.id as string })
       }
@@ -121,7 +77,7 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
       // The owner prepares the batch and seals its amounts for every reader (their keys derived from their wallets);
       // the approver approves that digest.
       const readers = [
-        yield* publishSealingKey(app, orgId, { ...owner, role: "owner" }),
+        yield* publishSealingKey(app, orgId, owner),
         yield* publishSealingKey(app, orgId, payer),
         yield* publishSealingKey(app, orgId, approver)
       ]
