@@ -26,6 +26,7 @@ import { FundingApi } from "./Funding/Api.ts"
 import { HealthApi } from "./Health/Api.ts"
 import { documentIdempotencyKey, IdempotencyKeyReused } from "./Http/Idempotency/IdempotencyKey.ts"
 import { TransfersApi } from "./Transfers/Api.ts"
+import { TokenCallsApi } from "./Transfers/TokenCallsApi.ts"
 import { WebhooksApi } from "./Webhooks/Api.ts"
 import { AuditorApi, WithdrawalsApi } from "./OnDevice/Api.ts"
 
@@ -69,6 +70,7 @@ export class Api extends HttpApi.make("payroll")
   .add(ApiKeysApi)
   .add(ContractorsApi)
   .add(TransfersApi)
+  .add(TokenCallsApi)
   .add(BatchesApi)
   .add(SealedReceiptsApi)
   .add(BatchRunsApi)

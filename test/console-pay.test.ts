@@ -123,11 +123,25 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
         expect(person.confirmations.signTransaction - 1).toBeGreaterThanOrEqual(3)
         expect(person.confirmations.signTransaction - 1).toBeLessThanOrEqual(4)
         console.log(`console pay: wallet confirmations ${JSON.stringify(person.confirmations)} (1 sign-in challenge)`)
+        // The books against the chain: each receipt opened in this browser, its transfer's ciphertext recomputed.
+        // (The archive trails the ledger: checked again until it has every transfer.)
+        const verdict = page.getByText(/\d of 3 sent payouts paid as approved\./)
+        for (let attempt = 0; attempt < 20; attempt++) {
+          await page.getByRole("button", { name: "Check against the chain" }).click()
+          await verdict.waitFor({ timeout: 60_000 })
+          if ((await verdict.textContent())?.startsWith("3 of 3") === true) break
+          await page.waitForTimeout(500)
+        }
+        expect(await verdict.textContent()).toBe("3 of 3 sent payouts paid as approved.")
+        expect(await page.getByRole("cell", { name: "paid as approved" }).count()).toBe(3)
         await inspect(person, "batch-pay-done")
         expect(person.problems).toEqual([])
       })
       console.log(`console pay: 3 payouts proven in Chromium and paid, with a reload, in ${((Date.now() - started) / 1000).toFixed(1)} s`)
 
+      // One sealed receipt a payout, opaque to the service.
+      const receipts = (yield* must(app, "GET", `/batches/${batch.id}/sealed-receipts`, owner.token)).items as Array<{ payoutId: string }>
+      expect(receipts.map((r) => r.payoutId).sort()).toEqual(payouts.map((p) => p.id).sort())
       // Every payout settled, each contractor paid once, the approved amount.
       const after = (yield* must(app, "GET", `/batches/${batch.id}/payouts`, owner.token)).items as Array<{ status: string }>
       expect(after.map((p) => p.status)).toEqual(["settled", "settled", "settled"])

@@ -80,7 +80,9 @@ const OPERATIONS: Readonly<Record<Column, ReadonlyArray<Operation>>> = {
   pay: [
     { method: "POST", path: () => "/transfer", json: () => ({ signedXDR: "AAAA" }) },
     { succeeds: true, method: "POST", path: () => "/batch", json: () => ({ transactions: [{ signedXDR: "AAAA" }] }) },
-    { method: "POST", path: () => "/transfers/prepare", json: () => ({ to: Keypair.random().publicKey(), data: "AAAA" }) }
+    { method: "POST", path: () => "/transfers/prepare", json: () => ({ to: Keypair.random().publicKey(), data: "AAAA" }) },
+    // A member's own token calls (a contractor's are the contractor's, whatever their role: none of these members is one).
+    { method: "POST", path: () => "/token/calls", json: () => ({ signedXDR: "AAAA" }) }
   ],
   control: [
     { method: "POST", path: () => `/batches/${id()}/pause` },

@@ -37,6 +37,7 @@ export {
   SealedRecipient,
   SEALING_SUITE
 } from "../../src/Domain/SealedAmounts.ts"
+export { SealedReceipt, SealedReceiptPage } from "../../src/Domain/SealedReceipts.ts"
 export { MAX_BODY_BYTES } from "../../src/Domain/RequestLimits.ts"
 export { CreateOrgInvite, Member, MemberId, MemberPage, OrgSettings, UpdateMember } from "../../src/Domain/Members.ts"
 export { MemberRole, Permission, ROLE_PERMISSIONS } from "../../src/Domain/Roles.ts"
@@ -100,6 +101,7 @@ export {
   PrepareTransferRequest,
   SimulationRefused,
   SponsorRefused,
+  TokenCallRequest,
   TransferOutcome,
   TransferRejected,
   TransferRequest,

@@ -19,9 +19,10 @@ export type Scope = typeof Scope.Type
 /**
  * The one route policy for API keys: each operation (`METHOD /path` as the router names it) and the scopes of which
  * a key needs one. An operation missing here is not open to keys at all (403): sign-in, /me, /orgs, invites, the
- * contractor portal, the faucet, /api-keys itself, and /webhooks: an endpoint receives every event of the
- * organization it subscribes to and its secret is what receivers trust, so a leaked key must not be able to add an
- * endpoint of its own (nor read the delivery log); like keys, endpoints are managed by a signed-in employer. Nor are
+ * contractor portal, a wallet's own token calls (POST /token/calls: a person's wallet signs them), the faucet,
+ * /api-keys itself, and /webhooks: an endpoint receives every event of the organization it subscribes to and its
+ * secret is what receivers trust, so a leaked key must not be able to add an endpoint of its own (nor read the
+ * delivery log); like keys, endpoints are managed by a signed-in employer. Nor are
  * the maker-checker controls (approve, reject, pause, resume) or members and settings: a second pair of eyes is a
  * person's.
  * Sessions are not limited by it.

@@ -44,7 +44,8 @@ export class ContractorPortalApi extends HttpApiGroup.make("contractorPortal")
           "`arguments`: `account` must be the source; `contract`, `auth`, `fee`, `timebounds`, `quota`). Then as " +
           "POST /transfer: 200 once on the ledger (the archive then moves the contractor to `ready`), 422 " +
           "`TransferRejected` when the network refuses it (an account that registered before fails with the " +
-          "token's `AccountAlreadyRegistered`), 504 when not final in time, 502 when Stellar RPC cannot be reached."
+          "token's `AccountAlreadyRegistered`), 504 when not final in time, 502 when Stellar RPC cannot be reached. " +
+          "POST /token/calls takes the same `register`, and a contractor's `merge` and `withdraw` too."
       )
   )
   .middleware(Authentication)

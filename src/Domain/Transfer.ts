@@ -70,6 +70,30 @@ export class RegistrationRequest extends Schema.Class<RegistrationRequest>("Regi
   })
 ) {}
 
+/** A signed `merge(account)` of the confidential token: what POST /token/calls takes, without a proof to make it long. */
+const EXAMPLE_MERGE_XDR = "AAAAAgAAAABwTVLNnXvg+YMyA+QCIeP+yfGor4rFvSS+wXaNTKwAWAAAvFMAB1k3pNSAAgAAAAEAAAAAAAAAAAAAAABrBTvTAAAAAAAAAAEAAA" +
+  "AAAAAAGAAAAAAAAAAB8HPCaB1H1ANH5QuY6P0kZrETMu5LWTwY06occUbu29oAAAAFbWVyZ2UAAAAAAAABAAAAEgAAAAAAAAAAcE1SzZ174PmDMgPkAiHj" +
+  "/snxqK+Kxb0kvsF2jUysAFgAAAABAAAAAAAAAAAAAAAB8HPCaB1H1ANH5QuY6P0kZrETMu5LWTwY06occUbu29oAAAAFbWVyZ2UAAAAAAAABAAAAEgAA" +
+  "AAAAAAAAcE1SzZ174PmDMgPkAiHj/snxqK+Kxb0kvsF2jUysAFgAAAAAAAAAAAAAAAFMrABYAAAAQMhSPcMsUi3MOfif1qY6cSJrinG8xvQsjie9hfgx" +
+  "J3N13dp4jAFnfpsCAwwSGG3QZcSzFUyzuKo7XEAQAhusigw="
+
+const TokenCallRequestFields = {
+  signedXDR: Schema.propertySignature(SignedXdr).annotations({
+    description: "The fully signed inner transaction, base64 XDR of a v1 TransactionEnvelope (not a fee-bump): one " +
+      "invokeHostFunction operation calling, on an allowed contract, `register(account, auditor_id, data)`, " +
+      "`deposit(from, to, amount)`, `merge(account)` or `withdraw(from, to, amount, data)`, every account argument " +
+      "being the signed-in wallet (its source), with time bounds ending at most 10 minutes ahead"
+  })
+}
+
+export class TokenCallRequest extends Schema.Class<TokenCallRequest>("TokenCallRequest")(
+  TokenCallRequestFields,
+  documented(TokenCallRequestFields, {
+    description: "A wallet's signed call on its own confidential account, for the service to sponsor and submit",
+    examples: [{ signedXDR: EXAMPLE_MERGE_XDR }]
+  })
+) {}
+
 const TransferResultFields = {
   hash: Schema.propertySignature(Schema.String).annotations({
     description: "The hash of the fee-bump transaction, the one on the ledger (hex)"

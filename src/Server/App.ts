@@ -75,7 +75,8 @@ import { IdleMemoryLive } from "../Observability/IdleMemory.ts"
 import { LoggingLive } from "../Observability/Logging.ts"
 import { MetricsRouteLive } from "../Observability/MetricsRoute.ts"
 import { TracingLive } from "../Observability/Tracing.ts"
-import { TransfersHttpLive } from "../Transfers/Http.ts"
+import { TokenCallsHttpLive, TransfersHttpLive } from "../Transfers/Http.ts"
+import { TokenCalls } from "../Transfers/TokenCalls.ts"
 import { ReconcilerLive } from "../Transfers/Reconciler.ts"
 import { Transfers } from "../Transfers/Transfers.ts"
 import { TransferPreparer } from "../Transfers/Prepare.ts"
@@ -103,6 +104,7 @@ const HandlersLive = Layer.mergeAll(
   ApiKeysHttpLive,
   ContractorsHttpLive,
   TransfersHttpLive,
+  TokenCallsHttpLive,
   BatchesHttpLive,
   SealedReceiptsHttpLive,
   BatchRunsHttpLive,
@@ -218,6 +220,7 @@ export const servicesOn = (external: External) => {
     TransferPreparer.DefaultWithoutDependencies,
     BatchRuns.DefaultWithoutDependencies
   )
+  const Calls = TokenCalls.DefaultWithoutDependencies
   const Keys = ApiKeys.DefaultWithoutDependencies.pipe(Layer.provideMerge(KeyOwnersLive))
   const Edge = Layer.mergeAll(
     Funding.DefaultWithoutDependencies,
@@ -236,6 +239,7 @@ export const servicesOn = (external: External) => {
     StellarRpcLive
   )
   return Edge.pipe(
+    Layer.provideMerge(Calls),
     Layer.provideMerge(Submissions),
     Layer.provideMerge(Keys),
     Layer.provideMerge(Accounts),

@@ -13,6 +13,12 @@ import * as Spans from "../Observability/Spans.ts"
 export const CONFIDENTIAL_TRANSFER = "confidential_transfer"
 /** `register(account, auditor_id, data)`: an account's one registration, with its proof (the sponsor pays a contractor's). */
 export const CONFIDENTIAL_REGISTER = "register"
+/** `deposit(from, to, amount)`: the underlying moves from `from` (which authorizes its `transfer`) to `to`'s receiving balance. */
+export const CONFIDENTIAL_DEPOSIT = "deposit"
+/** `merge(account)`: the receiving balance folds into the spendable one. */
+export const CONFIDENTIAL_MERGE = "merge"
+/** `withdraw(from, to, amount, data)`: `amount` of `from`'s spendable balance leaves to `to`'s public balance, with its proof. */
+export const CONFIDENTIAL_WITHDRAW = "withdraw"
 export const CONFIDENTIAL_BALANCE = "confidential_balance"
 /**
  * `ConfidentialTokenError::AccountNotRegistered`: `confidential_balance` of an address that never registered. Every

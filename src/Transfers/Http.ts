@@ -9,6 +9,7 @@ import { TransferPreparer } from "./Prepare.ts"
 import { requireWallet, submitterOf } from "./Submitter.ts"
 import { Transfers } from "./Transfers.ts"
 import { transferPolicy } from "./Policy.ts"
+import { TokenCalls } from "./TokenCalls.ts"
 
 const isAccountId = Schema.is(AccountId)
 
@@ -37,3 +38,8 @@ export const TransfersHttpLive = HttpApiBuilder.group(Api, "transfers", (handler
         }))
       .handle("status", ({ path }) => Effect.flatMap(CurrentSession, (s) => transfers.status(s, path.hash)))
   }))
+
+/** A wallet's own token calls: who may have which sponsored is TokenCalls' to decide (Policy.ts: tokenCallPolicy). */
+export const TokenCallsHttpLive = HttpApiBuilder.group(Api, "tokenCalls", (handlers) =>
+  Effect.map(TokenCalls, (calls) =>
+    handlers.handle("submit", ({ payload }) => Effect.flatMap(CurrentSession, (session) => calls.submit(session, payload.signedXDR)))))

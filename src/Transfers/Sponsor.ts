@@ -4,7 +4,7 @@ import { OperationalKeys } from "../Auth/Keys.ts"
 import { SponsorConfig, StellarConfig } from "../Config.ts"
 import { SponsorRefused } from "../Domain/Transfer.ts"
 import { feeBumpWith } from "./FeeBump.ts"
-import { checkPolicy, checkRegisterPolicy, type SponsorPolicy } from "./SponsorPolicy.ts"
+import { checkOwnCallPolicy, checkPolicy, type SponsorPolicy, type TokenCallKind } from "./SponsorPolicy.ts"
 
 /** One unit of a source's quota, as SubmissionRepo.create counts and records it atomically. */
 export interface QuotaReservation {
@@ -17,8 +17,9 @@ export interface QuotaReservation {
 export const makeSponsor = (policy: SponsorPolicy, key: Keypair, networkPassphrase: string) => {
   /** The policy at `now`; the quota is decided when the submission is recorded (`reservation`). */
   const check = (tx: Transaction, now: Date) => checkPolicy(tx, policy, Math.floor(now.getTime() / 1000))
-  /** The same policy for a contractor's own `register`. */
-  const checkRegister = (tx: Transaction, now: Date) => checkRegisterPolicy(tx, policy, Math.floor(now.getTime() / 1000))
+  /** The same policy for a wallet's call on its own confidential account, one of `offered`. */
+  const checkOwnCall = (tx: Transaction, now: Date, offered: ReadonlySet<TokenCallKind>) =>
+    checkOwnCallPolicy(tx, policy, Math.floor(now.getTime() / 1000), offered)
 
   /** The window the source's sponsored transfers are counted in, ending at `now`. */
   const reservation = (now: Date): QuotaReservation => ({
@@ -33,7 +34,7 @@ export const makeSponsor = (policy: SponsorPolicy, key: Keypair, networkPassphra
       error: `the source account has used its ${policy.quota} sponsored transfers for this window`
     })
 
-  return { policy, check, checkRegister, reservation, quotaExhausted, feeBump: feeBumpWith(key, networkPassphrase), account: key.publicKey() } as const
+  return { policy, check, checkOwnCall, reservation, quotaExhausted, feeBump: feeBumpWith(key, networkPassphrase), account: key.publicKey() } as const
 }
 
 /**

@@ -2,7 +2,13 @@ import { Address, StrKey, type Transaction, type xdr } from "@stellar/stellar-sd
 import { type Duration, Either } from "effect"
 import { AccountId, ContractId, StellarAddress } from "../Domain/Stellar.ts"
 import { SponsorRefused } from "../Domain/Transfer.ts"
-import { CONFIDENTIAL_REGISTER as REGISTER_FUNCTION, CONFIDENTIAL_TRANSFER as TRANSFER_FUNCTION } from "../Stellar/ConfidentialToken.ts"
+import {
+  CONFIDENTIAL_DEPOSIT as DEPOSIT_FUNCTION,
+  CONFIDENTIAL_MERGE as MERGE_FUNCTION,
+  CONFIDENTIAL_REGISTER as REGISTER_FUNCTION,
+  CONFIDENTIAL_TRANSFER as TRANSFER_FUNCTION,
+  CONFIDENTIAL_WITHDRAW as WITHDRAW_FUNCTION
+} from "../Stellar/ConfidentialToken.ts"
 
 export const MAX_VALIDITY_SECONDS = 600
 
@@ -22,8 +28,13 @@ export interface TransferCall {
   readonly maxTime: number
 }
 
-/** A sponsored `register(account, auditor_id, data)`: a contractor's own registration with the token. */
-export interface RegisterCall {
+/** The calls a wallet makes on its own confidential account, besides paying: what POST /token/calls sponsors. */
+export const TOKEN_CALLS = [REGISTER_FUNCTION, DEPOSIT_FUNCTION, MERGE_FUNCTION, WITHDRAW_FUNCTION] as const
+export type TokenCallKind = typeof TOKEN_CALLS[number]
+
+/** A sponsored call of a wallet on its own confidential account: every account argument is the source. */
+export interface OwnCall {
+  readonly kind: TokenCallKind
   readonly contract: ContractId
   readonly account: AccountId
   readonly maxTime: number
@@ -33,6 +44,11 @@ export interface RegisterCall {
 interface SponsoredFunction<A> {
   readonly name: string
   readonly arguments: (args: ReadonlyArray<xdr.ScVal>, source: string) => Either.Either<A, SponsorRefused>
+  /**
+   * The invocations the function itself makes with the source's authorization (its `require_auth` reaching into the
+   * contracts it calls), which the source's authorization entry lists beneath the call; none unless told.
+   */
+  readonly beneath?: (subs: ReadonlyArray<xdr.SorobanAuthorizedInvocation>, call: xdr.InvokeContractArgs, source: string) => boolean
 }
 
 
@@ -61,27 +77,94 @@ const checkArguments = (args: ReadonlyArray<xdr.ScVal>, source: string) => {
   return Either.right({ from: AccountId.make(source), to })
 }
 
+/** An `i128` amount, not negative (the token refuses a negative one with `NegativeAmount`, after the fee is spent). */
+const amountOf = (value: xdr.ScVal | undefined) => value?.type === "scvI128" && value.i128.hi >= 0n ? value : undefined
+
+/** Every account argument must be the source: the sponsor pays for a wallet's moves within its own account only. */
+const ownAccounts = (kind: TokenCallKind, accounts: ReadonlyArray<StellarAddress>, source: string) =>
+  accounts.every((a) => a === source)
+    ? Either.right({ kind, account: AccountId.make(source) })
+    : refuse("arguments", `every account argument of ${kind} must be the transaction's source account`)
+
 /**
  * `register(account: Address, auditor_id: u32, data: Bytes)` (mod.rs at 8af46e2c), with `account` the transaction's
- * source: a contractor registers their own wallet, never another's.
+ * source: a wallet registers itself, never another.
  */
 const checkRegisterArguments = (args: ReadonlyArray<xdr.ScVal>, source: string) => {
   const account = plainAddress(args[0])
   if (args.length !== 3 || account === undefined || args[1]?.type !== "scvU32" || args[2]?.type !== "scvBytes") {
     return refuse("arguments", `${REGISTER_FUNCTION} takes exactly (account: Address, auditor_id: u32, data: Bytes)`)
   }
-  if (account !== source) return refuse("arguments", "account must be the transaction's source account")
-  return Either.right({ account: AccountId.make(source) })
+  return ownAccounts(REGISTER_FUNCTION, [account], source)
+}
+
+/**
+ * `deposit(from: Address, to: Address, amount: i128)` (mod.rs at 8af46e2c), from the source's public balance to its
+ * own confidential one: a deposit into another account would be a payment (its amount public), which the sponsor
+ * does not pay for.
+ */
+const checkDepositArguments = (args: ReadonlyArray<xdr.ScVal>, source: string) => {
+  const [from, to] = [plainAddress(args[0]), plainAddress(args[1])]
+  if (args.length !== 3 || from === undefined || to === undefined || amountOf(args[2]) === undefined) {
+    return refuse("arguments", `${DEPOSIT_FUNCTION} takes exactly (from: Address, to: Address, amount: i128), amount not negative`)
+  }
+  return ownAccounts(DEPOSIT_FUNCTION, [from, to], source)
+}
+
+/** `merge(account: Address)` (mod.rs at 8af46e2c): the source's own receiving balance into its spendable one. */
+const checkMergeArguments = (args: ReadonlyArray<xdr.ScVal>, source: string) => {
+  const account = plainAddress(args[0])
+  if (args.length !== 1 || account === undefined) return refuse("arguments", `${MERGE_FUNCTION} takes exactly (account: Address)`)
+  return ownAccounts(MERGE_FUNCTION, [account], source)
+}
+
+/**
+ * `withdraw(from: Address, to: Address, amount: i128, data: Bytes)` (mod.rs at 8af46e2c), from the source's
+ * confidential balance to its own public one: a withdrawal to someone else would be a payment the sponsor does not
+ * pay for (the wallet may send on what it withdrew, at its own cost).
+ */
+const checkWithdrawArguments = (args: ReadonlyArray<xdr.ScVal>, source: string) => {
+  const [from, to] = [plainAddress(args[0]), plainAddress(args[1])]
+  if (args.length !== 4 || from === undefined || to === undefined || amountOf(args[2]) === undefined || args[3]?.type !== "scvBytes") {
+    return refuse("arguments", `${WITHDRAW_FUNCTION} takes exactly (from: Address, to: Address, amount: i128, data: Bytes), amount not negative`)
+  }
+  return ownAccounts(WITHDRAW_FUNCTION, [from, to], source)
+}
+
+/**
+ * What a deposit's `from.require_auth()` reaches beneath it: storage.rs `deposit` calls the underlying token's
+ * `transfer(from, <the confidential token>, amount)`, so a real simulation lists exactly that call (and nothing under
+ * it) in the source's authorization entry. The underlying token is the confidential token's own choice (the
+ * authorization cannot make it call another), so its contract is not checked; the arguments are.
+ */
+const depositBeneath = (subs: ReadonlyArray<xdr.SorobanAuthorizedInvocation>, call: xdr.InvokeContractArgs, source: string) => {
+  if (subs.length === 0) return true
+  const sub = subs[0]
+  if (subs.length !== 1 || sub === undefined || sub.subInvocations.length > 0) return false
+  if (sub.function.type !== "sorobanAuthorizedFunctionTypeContractFn") return false
+  const fn = sub.function.contractFn
+  const [from, to, amount] = fn.args
+  return fn.functionName.toString() === "transfer" && fn.args.length === 3 && plainAddress(from) === source &&
+    plainAddress(to) === Address.fromScAddress(call.contractAddress).toString() && amount !== undefined &&
+    call.args[2] !== undefined && amount.equals(call.args[2])
 }
 
 const TRANSFER: SponsoredFunction<{ from: AccountId; to: StellarAddress }> = { name: TRANSFER_FUNCTION, arguments: checkArguments }
-const REGISTER: SponsoredFunction<{ account: AccountId }> = { name: REGISTER_FUNCTION, arguments: checkRegisterArguments }
+
+type OwnArguments = { readonly kind: TokenCallKind; readonly account: AccountId }
+
+const OWN_CALLS: Readonly<Record<TokenCallKind, SponsoredFunction<OwnArguments>>> = {
+  register: { name: REGISTER_FUNCTION, arguments: checkRegisterArguments },
+  deposit: { name: DEPOSIT_FUNCTION, arguments: checkDepositArguments, beneath: depositBeneath },
+  merge: { name: MERGE_FUNCTION, arguments: checkMergeArguments },
+  withdraw: { name: WITHDRAW_FUNCTION, arguments: checkWithdrawArguments }
+}
 
 /**
  * Authorization entries may only authorize the source's own call of this very function, with nothing beneath it:
  * the sponsor never pays for anyone else's authorization.
  */
-const checkAuth = (op: HostOperation, call: xdr.InvokeContractArgs, from: AccountId) => {
+const checkAuth = <A>(op: HostOperation, call: xdr.InvokeContractArgs, from: AccountId, fn: SponsoredFunction<A>) => {
   for (const entry of op.auth ?? []) {
     const credentials = entry.credentials
     const who = credentials.type === "sorobanCredentialsSourceAccount"
@@ -94,17 +177,28 @@ const checkAuth = (op: HostOperation, call: xdr.InvokeContractArgs, from: Accoun
     if (root.function.type !== "sorobanAuthorizedFunctionTypeContractFn" || !root.function.contractFn.equals(call)) {
       return refuse("auth", `an authorization entry may only authorize this ${call.functionName.toString()} call`)
     }
-    if (root.subInvocations.length > 0) return refuse("auth", "authorization entries may not carry sub-invocations")
+    if (fn.beneath === undefined && root.subInvocations.length > 0) {
+      return refuse("auth", "authorization entries may not carry sub-invocations")
+    }
+    if (fn.beneath !== undefined && !fn.beneath(root.subInvocations, call, from)) {
+      return refuse("auth", `an authorization entry may carry only what ${fn.name} itself calls with it beneath it`)
+    }
   }
   return Either.right(undefined)
 }
 
-const policyOf = <A>(tx: Transaction, policy: SponsorPolicy, nowSeconds: number, fn: SponsoredFunction<A>) =>
+/** The functions' names as a refusal lists them: `a`, `a or b`, `a, b or c`. */
+const namesOf = (fns: ReadonlyArray<{ readonly name: string }>) =>
+  fns.length <= 1 ? fns.map((f) => f.name).join("") : `${fns.slice(0, -1).map((f) => f.name).join(", ")} or ${fns.at(-1)!.name}`
+
+const policyOf = <A>(tx: Transaction, policy: SponsorPolicy, nowSeconds: number, fns: ReadonlyArray<SponsoredFunction<A>>) =>
   Either.gen(function*() {
     const op = tx.operations[0]
     if (op?.type !== "invokeHostFunction") return yield* refuse("operation", "only an invokeHostFunction operation is sponsored")
-    if (op.func.type !== "hostFunctionTypeInvokeContract" || op.func.invokeContract.functionName.toString() !== fn.name) {
-      return yield* refuse("function", `only ${fn.name} contract calls are sponsored`)
+    const name = op.func.type === "hostFunctionTypeInvokeContract" ? op.func.invokeContract.functionName.toString() : undefined
+    const fn = fns.find((f) => f.name === name)
+    if (op.func.type !== "hostFunctionTypeInvokeContract" || fn === undefined) {
+      return yield* refuse("function", `only ${namesOf(fns)} contract calls are sponsored`)
     }
     const call = op.func.invokeContract
     const address = Address.fromScAddress(call.contractAddress).toString()
@@ -113,7 +207,7 @@ const policyOf = <A>(tx: Transaction, policy: SponsorPolicy, nowSeconds: number,
     }
     const contract = ContractId.make(address)
     const checked = yield* fn.arguments(call.args, tx.source)
-    yield* checkAuth(op, call, AccountId.make(tx.source))
+    yield* checkAuth(op, call, AccountId.make(tx.source), fn)
     if (Number(tx.fee) > policy.maxInnerFee) {
       return yield* refuse("fee", `the inner fee ${tx.fee} exceeds the sponsor's cap of ${policy.maxInnerFee} stroops`)
     }
@@ -140,12 +234,33 @@ const guarded = <A>(check: () => Either.Either<A, SponsorRefused>): Either.Eithe
  * which contract, for what fee, until when.
  */
 export const checkPolicy = (tx: Transaction, policy: SponsorPolicy, nowSeconds: number): Either.Either<TransferCall, SponsorRefused> =>
-  guarded(() => policyOf(tx, policy, nowSeconds, TRANSFER))
+  guarded(() => policyOf(tx, policy, nowSeconds, [TRANSFER]))
 
 /**
- * The same rules for a contractor's `register` (issue 30 §3: the contractor may hold no XLM for fees): the call is
- * `register(account = the source, auditor_id, data)` on an allowed contract, under the same fee cap, time bounds and
- * per-account quota as a transfer.
+ * The same rules for a wallet's call on its own confidential account (issue 30 §3: a contractor may hold no XLM for
+ * fees; the console's wallet cannot submit a transaction itself): one of `offered` — `register(account, auditor_id,
+ * data)`, `deposit(from, to, amount)`, `merge(account)`, `withdraw(from, to, amount, data)` — with every account
+ * argument the source, on an allowed contract, under the same fee cap, time bounds and per-account quota as a transfer.
  */
-export const checkRegisterPolicy = (tx: Transaction, policy: SponsorPolicy, nowSeconds: number): Either.Either<RegisterCall, SponsorRefused> =>
-  guarded(() => policyOf(tx, policy, nowSeconds, REGISTER))
+export const checkOwnCallPolicy = (
+  tx: Transaction,
+  policy: SponsorPolicy,
+  nowSeconds: number,
+  offered: ReadonlySet<TokenCallKind>
+): Either.Either<OwnCall, SponsorRefused> =>
+  guarded(() => policyOf(tx, policy, nowSeconds, TOKEN_CALLS.filter((kind) => offered.has(kind)).map((kind) => OWN_CALLS[kind])))
+
+/**
+ * The token call the transaction's one operation makes, by its function's name alone (nothing else checked yet):
+ * who may make which is decided before the sponsor's rules are.
+ */
+export const tokenCallOf = (tx: Transaction): TokenCallKind | undefined => {
+  try {
+    const op = tx.operations[0]
+    if (op?.type !== "invokeHostFunction" || op.func.type !== "hostFunctionTypeInvokeContract") return undefined
+    const name = op.func.invokeContract.functionName.toString()
+    return TOKEN_CALLS.find((kind) => kind === name)
+  } catch {
+    return undefined
+  }
+}

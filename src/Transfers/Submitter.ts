@@ -4,6 +4,7 @@ import { Forbidden, NotImplemented } from "../Domain/Errors.ts"
 import type { OrgId } from "../Domain/Ids.ts"
 import type { Session } from "../Domain/Session.ts"
 import type { Actor, AuditActor } from "../Domain/Actor.ts"
+import type { TokenCallKind } from "./SponsorPolicy.ts"
 
 /**
  * Who may submit a sponsored transfer, in one place: a wallet session (`requireWallet`), sourcing only accounts the
@@ -19,6 +20,22 @@ export class Submitter extends Data.Class<{
   readonly actor: AuditActor
   /** The organization requires approved batches: the sponsor pays only transfers that name a payout. */
   readonly linkedOnly: boolean
+}> {}
+
+/**
+ * Who asks the sponsor to pay for a call on their own confidential account (POST /token/calls, POST
+ * /contractor/register): the signed-in wallet, the only source and account the call may name; the calls the route
+ * sponsors at all (`offered`: 422 for another) and those this caller may make (`permitted`: 403 for another); and, for
+ * a member, the organization the submission is recorded for and who the audit trail names. A contractor's calls are
+ * no organization's: recorded for none, as the faucet's grants are.
+ */
+export class OwnCaller extends Data.Class<{
+  readonly sub: string
+  /** How the caller is allowed, as a refusal names it. */
+  readonly as: "member" | "contractor"
+  readonly offered: ReadonlySet<TokenCallKind>
+  readonly permitted: ReadonlySet<TokenCallKind>
+  readonly member: { readonly orgId: OrgId; readonly actor: AuditActor } | undefined
 }> {}
 
 /** Sponsored transfers are signed by a wallet: an email (Privy) session cannot submit one. */

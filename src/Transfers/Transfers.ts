@@ -16,7 +16,9 @@ import { SettlementHooks } from "./SettlementHooks.ts"
 import { answerFor, Settle } from "./Settle.ts"
 import { FINAL_STATES, type Submission, SubmissionRepo } from "./SubmissionRepo.ts"
 import { type QuotaReservation, Sponsor } from "./Sponsor.ts"
-import { checkSources, type Submitter } from "./Submitter.ts"
+import { checkSources, type OwnCaller, type Submitter } from "./Submitter.ts"
+import { tokenCallOf } from "./SponsorPolicy.ts"
+import { AuditTrail } from "../Sql/AuditTrail.ts"
 import * as Spans from "../Observability/Spans.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
@@ -24,7 +26,7 @@ const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 /** The submission followed is not final yet (or not recorded yet): looked up again. */
 class NotFinal extends Data.TaggedError("NotFinal")<{ readonly row: Option.Option<Submission> }> {}
 
-/** POST /transfer: check, fee-bump, persist, submit, follow to the ledger. */
+/** POST /transfer (and a wallet's own token calls): check, fee-bump, persist, submit, follow to the ledger. */
 export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers", {
   effect: Effect.gen(function*() {
     const { networkPassphrase } = yield* StellarConfig
@@ -37,6 +39,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
     const settle = yield* Settle
     const rpc = yield* RpcClient
     const hooks = yield* SettlementHooks
+    const audit = yield* AuditTrail
 
     /** The envelope must carry a valid signature of its source (or one of its signers) for this network. */
     const signedForThisNetwork = (tx: Transaction) =>
@@ -203,35 +206,53 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
     })
 
     /**
-     * POST /contractor/register: a contractor's own `register` with the token, sponsored like a transfer (the
-     * contractor may hold no XLM): decode (400), source (403), signature (400), the sponsor's register policy and
-     * quota (422); recorded for no organization, as the faucet's grants are. Who may ask is the caller's to decide.
+     * POST /token/calls and POST /contractor/register: a wallet's call on its own confidential account (`register`,
+     * `deposit`, `merge`, `withdraw`), sponsored like a transfer (the wallet may hold no XLM, and a browser cannot
+     * submit it): decode (400), source (403), whether this caller may make this call (403), signature (400), the
+     * sponsor's policy for the calls offered and the quota (422). A member's call is recorded for their organization
+     * with an audit row `token.<call>` written with it; a contractor's for none. As with a transfer, a transaction
+     * recorded before is answered with its submission's state, whatever a check would say now.
      */
-    const register = Spans.fn("Transfers.register")(function*(sub: string, signedXDR: string) {
+    const sponsorOwn = Spans.fn("Transfers.sponsorOwn")(function*(caller: OwnCaller, signedXDR: string) {
       const tx = yield* decodeInner(signedXDR, networkPassphrase)
-      yield* checkSources(tx, new Set([sub]))
+      yield* checkSources(tx, new Set([caller.sub]))
       const at = yield* now
+      const orgId = caller.member?.orgId ?? null
       const checked = yield* Effect.either(Effect.gen(function*() {
+        const kind = tokenCallOf(tx)
+        if (kind !== undefined && caller.offered.has(kind) && !caller.permitted.has(kind)) {
+          return yield* new Forbidden({
+            error: `the sponsor pays a ${caller.as}'s own ${[...caller.permitted].join(", ")} calls, not ${kind}`
+          })
+        }
         if (!(yield* signedForThisNetwork(tx))) {
           return yield* new InvalidRequest({ error: "the transaction carries no valid signature of its source for this network" })
         }
-        return yield* sponsor.checkRegister(tx, at)
+        return yield* sponsor.checkOwnCall(tx, at, caller.offered)
       }))
       if (Either.isLeft(checked)) {
         const existing = yield* repo.find(txHashHex(tx))
-        if (Option.isSome(existing)) return yield* answerExisting(existing.value, null)
+        if (Option.isSome(existing)) return yield* answerExisting(existing.value, orgId)
         if (checked.left._tag === "SponsorRefused") yield* countSponsorRefusal(checked.left)
         return yield* Effect.fail(checked.left)
       }
+      const call = checked.right
+      const fee = sponsor.feeBump(tx)
+      const member = caller.member
       return yield* execute({
         inner: tx,
-        fee: sponsor.feeBump(tx),
-        maxTime: checked.right.maxTime,
-        sessionSub: sub,
-        orgId: null,
+        fee,
+        maxTime: call.maxTime,
+        sessionSub: caller.sub,
+        orgId,
         payoutId: null,
         quota: sponsor.reservation(at),
-        link: Effect.void
+        link: member === undefined ? Effect.void : audit.append({
+          orgId: member.orgId,
+          actor: member.actor,
+          action: `token.${call.kind}`,
+          subject: { type: "transaction", id: txHashHex(fee) }
+        })
       })
     })
 
@@ -310,8 +331,16 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
       })
     })
 
-    return { submit, register, execute, status } as const
+    return { submit, sponsorOwn, execute, status } as const
   }),
-  dependencies: [Organizations.Default, Sponsor.Default, SubmissionRepo.Default, Network.Default, Settle.Default, RpcClient.Default]
+  dependencies: [
+    Organizations.Default,
+    Sponsor.Default,
+    SubmissionRepo.Default,
+    Network.Default,
+    Settle.Default,
+    RpcClient.Default,
+    AuditTrail.Default
+  ]
 }) {}
 

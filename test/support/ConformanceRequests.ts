@@ -34,6 +34,13 @@ const registerRequest = (fx: Parameters<Recipe>[0], employerToken: string, known
   })
 const unique = () => randomUUID().slice(0, 8)
 
+/** A payer's own signed `register(account, 0, RegisterData)` of its wallet (not registered yet), and its session. */
+const payerRegisterRequest = (fx: Parameters<Recipe>[0]) =>
+  Effect.map(fx.payer(), ({ token, wallet }) => {
+    const args = [Address.fromString(wallet.publicKey()).toScVal(), xdr.ScVal.scvU32(0), xdr.ScVal.scvBytes(Buffer.from(registerData()))]
+    return { token, wallet, signedXDR: innerTransfer(fx.app, wallet, { fn: "register", args, register: false }) }
+  })
+
 /**
  * How to make a valid request of each operation, by `METHOD /path` as the document names it. Each prepares what
  * it stands on first (through the service, so the database must be up), and returns a request that is only sent
@@ -105,6 +112,7 @@ export const validRequests: Readonly<Record<string, Recipe>> = {
       return ok({ token: yield* fx.session(wallet), query: { limit: "10" } })
     }),
   "POST /contractor/register": (fx, e) => Effect.map(registerRequest(fx, e.token), ({ token, signedXDR }) => ok({ token, json: { signedXDR } })),
+  "POST /token/calls": (fx) => Effect.map(payerRegisterRequest(fx), ({ token, signedXDR }) => ok({ token, json: { signedXDR } })),
   "GET /funding/vault": (fx) => Effect.map(fx.session(), (token) => ok({ token })),
   "POST /funding/faucet": (fx) => Effect.map(fx.session(), (token) => ok({ token, json: {} })),
   "POST /withdraw": (fx) => Effect.map(fx.session(), (token) => ok({ token }, 501)),
@@ -119,6 +127,9 @@ export const validRequests: Readonly<Record<string, Recipe>> = {
   // test/crs-routes.test.ts serves one, on a standalone network.
   "GET /crs/bn254_g1.dat": () => at({}, 404),
   "GET /crs/bn254_g2.dat": () => at({}, 404),
+  // The suite's service names the token but not its registries: no deployment to tell (501). test/console-contractor
+  // and test/console-pay read it from a service that is told them.
+  "GET /confidential/deployment": () => at({}, 501),
   ...archiveRequests,
   ...webhookRequests,
   ...controlsRequests,
@@ -168,6 +179,15 @@ export const refusedRequests: Readonly<Record<string, Refusal>> = {
   "POST /contractor/register": (fx, e) =>
     Effect.map(registerRequest(fx, e.token, false), ({ token, signedXDR }) =>
       refused("an address no organization has as a contractor", ok({ token, json: { signedXDR } }, 403))),
+  "POST /token/calls": (fx, e) =>
+    Effect.zipWith(payerRegisterRequest(fx), registerRequest(fx, e.token, false), (payer, stranger) => {
+      const other = Address.fromString(Keypair.random().publicKey()).toScVal()
+      const merge = innerTransfer(fx.app, payer.wallet, { fn: "merge", args: [other], register: false })
+      return [
+        ["a merge of another account", ok({ token: payer.token, json: { signedXDR: merge } }, 422)],
+        ["neither a member who may pay nor a contractor", ok({ token: stranger.token, json: { signedXDR: stranger.signedXDR } }, 403)]
+      ] as const
+    }),
   "POST /transfers/prepare": (fx) =>
     Effect.map(fx.payer(), ({ token }) => [
       ["recipient not registered with the token", ok({ token, json: { to: Keypair.random().publicKey(), data: "AAAA" } }, 422)]

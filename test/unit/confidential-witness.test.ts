@@ -10,6 +10,7 @@ import { keysFromRawRoot } from "../../client/src/confidential/crypto/KeyDerivat
 import * as P from "../../client/src/confidential/crypto/Primitives.ts"
 import { REGISTER_PARAMETERS, registerWitness } from "../../client/src/confidential/witness/Register.ts"
 import { TRANSFER_PARAMETERS, transferWitness, type TransferRequest } from "../../client/src/confidential/witness/Transfer.ts"
+import { checkReceipt } from "../../client/src/confidential/crypto/Receipt.ts"
 import { WITHDRAW_PARAMETERS, withdrawWitness, type WithdrawRequest } from "../../client/src/confidential/witness/Withdraw.ts"
 
 // Circuit-execution parity (OZ SDK.md §6.2): the witnesses the builders assemble are solved by the real compiled
@@ -130,6 +131,22 @@ describe("the Transfer witness", () => {
     const inputs = tampered(witness.inputs, { v: 50n, c_spend_x: x, c_spend_y: y })
     await expect(execute(artifact, inputs)).rejects.toThrow(/assert_max_bit_size/)
     expect(() => transferWitness({ ...transferRequest, spendable: { ...spendable, value: 50n } })).toThrow(InvalidWitness)
+  })
+})
+
+describe("the sender's receipt of a transfer", () => {
+  const witness = transferWitness(transferRequest)
+  const pvkB = pointToBytes(transferRequest.recipientViewingKey)
+  const onChain = { rE: witness.payload.r_e_point, vTilde: witness.payload.v_tilde, sigma: witness.payload.sigma }
+  const receipt = { amount: transferRequest.amount, ...witness.receipt }
+
+  it("reproduces the ciphertext the payload carries, and names what differs otherwise", () => {
+    expect(checkReceipt(receipt, pvkB, onChain)).toBe("match")
+    expect(checkReceipt({ ...receipt, amount: receipt.amount + 1n }, pvkB, onChain)).toBe("amount")
+    expect(checkReceipt({ ...receipt, sigma: receipt.sigma + 1n }, pvkB, onChain)).toBe("sigma")
+    expect(checkReceipt({ ...receipt, ephemeral: receipt.ephemeral + 1n }, pvkB, onChain)).toBe("ephemeral")
+    // Another recipient's key: the same receipt does not make this ciphertext (the amount pad differs).
+    expect(checkReceipt(receipt, pointToBytes(transferRequest.senderAuditorKey), onChain)).toBe("amount")
   })
 })
 

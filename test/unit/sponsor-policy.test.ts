@@ -1,8 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Account, Address, Contract, FeeBumpTransaction, Keypair, Networks, Operation, StrKey, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
+import {
+  Account, Address, Contract, FeeBumpTransaction, Keypair, nativeToScVal, Networks, Operation, StrKey, TransactionBuilder, xdr
+} from "@stellar/stellar-sdk"
 import { Duration, Effect, Either } from "effect"
 import { randomBytes } from "node:crypto"
 import { Sponsor } from "../../src/Transfers/Sponsor.ts"
+import { TOKEN_CALLS, type TokenCallKind, tokenCallOf } from "../../src/Transfers/SponsorPolicy.ts"
 import { sourceAuthorization } from "../support/ConfidentialData.ts"
 
 const TOKEN = StrKey.encodeContract(randomBytes(32))
@@ -69,11 +72,44 @@ const addressAuth = (who: string, contract: string, fn: string, args: ReadonlyAr
 const ruleOf = (shape: Shape) =>
   Effect.map(Sponsor, (sponsor) => Either.match(sponsor.check(transaction(shape), NOW), { onLeft: (e) => e.rule, onRight: () => "sponsored" }))
 
-const registerRuleOf = (shape: Shape) =>
+const REGISTER_ONLY: ReadonlySet<TokenCallKind> = new Set(["register"])
+const EVERY_CALL: ReadonlySet<TokenCallKind> = new Set(TOKEN_CALLS)
+
+const ownRuleOf = (shape: Shape, offered: ReadonlySet<TokenCallKind> = EVERY_CALL) =>
   Effect.map(Sponsor, (sponsor) =>
-    Either.match(sponsor.checkRegister(transaction({ fn: "register", ...shape }), NOW), { onLeft: (e) => e.rule, onRight: () => "sponsored" }))
+    Either.match(sponsor.checkOwnCall(transaction(shape), NOW, offered), { onLeft: (e) => e.rule, onRight: (call) => `sponsored ${call.kind}` }))
+
+const registerRuleOf = (shape: Shape) =>
+  Effect.map(ownRuleOf({ fn: "register", ...shape }, REGISTER_ONLY), (rule) => rule === "sponsored register" ? "sponsored" : rule)
 
 const registerArgs = (account: string) => [address(account), xdr.ScVal.scvU32(0), bytes]
+const i128 = (v: bigint) => nativeToScVal(v, { type: "i128" })
+const depositArgs = (from: string, to = from, amount = 600n) => [address(from), address(to), i128(amount)]
+const withdrawArgs = (from: string, to = from, amount = 100n) => [address(from), address(to), i128(amount), bytes]
+
+/** The invocation a deposit authorizes beneath it on a real network: the underlying token's transfer into the token. */
+const underlyingTransfer = (from: string, amount: xdr.ScVal, to = TOKEN, fn = "transfer") =>
+  new xdr.SorobanAuthorizedInvocation({
+    function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeContractFn(
+      new xdr.InvokeContractArgs({
+        contractAddress: Address.fromString(StrKey.encodeContract(Buffer.alloc(32, 9))).toScAddress(),
+        functionName: fn,
+        args: [address(from), address(to), amount]
+      })
+    ),
+    subInvocations: []
+  })
+
+const sourceAuth = (fn: string, args: ReadonlyArray<xdr.ScVal>, sub: Array<xdr.SorobanAuthorizedInvocation>) =>
+  new xdr.SorobanAuthorizationEntry({
+    credentials: xdr.SorobanCredentials.sorobanCredentialsSourceAccount(),
+    rootInvocation: new xdr.SorobanAuthorizedInvocation({
+      function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeContractFn(
+        new xdr.InvokeContractArgs({ contractAddress: Address.fromString(TOKEN).toScAddress(), functionName: fn, args: [...args] })
+      ),
+      subInvocations: sub
+    })
+  })
 
 describe("Sponsor", () => {
   it.layer(SponsorTest)("policy", (it) => {
@@ -163,8 +199,8 @@ describe("Sponsor", () => {
     it.effect("pays for exactly register(account = source, auditor_id, data) on an allowed contract", () =>
       Effect.gen(function*() {
         const sponsor = yield* Sponsor
-        const call = sponsor.checkRegister(transaction({ fn: "register", args: registerArgs(wallet.publicKey()) }), NOW)
-        expect(Either.getOrThrow(call)).toEqual({ contract: TOKEN, account: wallet.publicKey(), maxTime: NOW_S + 60 })
+        const call = sponsor.checkOwnCall(transaction({ fn: "register", args: registerArgs(wallet.publicKey()) }), NOW, REGISTER_ONLY)
+        expect(Either.getOrThrow(call)).toEqual({ kind: "register", contract: TOKEN, account: wallet.publicKey(), maxTime: NOW_S + 60 })
       }))
 
     it.effect("each rule of a transfer holds for a register, and a transfer is not a register", () =>
@@ -183,5 +219,76 @@ describe("Sponsor", () => {
         expect(yield* registerRuleOf({ args, maxTime: NOW_S + 601 })).toBe("timebounds")
         expect(yield* registerRuleOf({ args })).toBe("sponsored")
       }))
+  })
+  it.layer(SponsorTest)("a wallet's own token calls", (it) => {
+    const me = wallet.publicKey()
+    const other = Keypair.random().publicKey()
+
+    it.effect("pays for register, deposit, merge and withdraw with every account argument the source", () =>
+      Effect.gen(function*() {
+        expect(yield* ownRuleOf({ fn: "register", args: registerArgs(me) })).toBe("sponsored register")
+        expect(yield* ownRuleOf({ fn: "deposit", args: depositArgs(me) })).toBe("sponsored deposit")
+        expect(yield* ownRuleOf({ fn: "merge", args: [address(me)] })).toBe("sponsored merge")
+        expect(yield* ownRuleOf({ fn: "withdraw", args: withdrawArgs(me) })).toBe("sponsored withdraw")
+        expect(yield* ownRuleOf({ fn: "deposit", args: depositArgs(me, me, 0n) })).toBe("sponsored deposit")
+      }))
+
+    it.effect("function: a transfer or another function; a call not offered", () =>
+      Effect.gen(function*() {
+        expect(yield* ownRuleOf({})).toBe("function")
+        expect(yield* ownRuleOf({ fn: "confidential_transfer_from", args: [address(me)] })).toBe("function")
+        expect(yield* ownRuleOf({ fn: "merge", args: [address(me)] }, REGISTER_ONLY)).toBe("function")
+        expect(yield* ownRuleOf({ operation: Operation.bumpSequence({ bumpTo: "5" }) })).toBe("operation")
+        expect(yield* ownRuleOf({ fn: "merge", args: [address(me)], contract: StrKey.encodeContract(randomBytes(32)) })).toBe("contract")
+      }))
+
+    it.effect("arguments: another account anywhere, a negative amount, a wrong shape", () =>
+      Effect.gen(function*() {
+        for (const [fn, args] of [
+          ["deposit", depositArgs(me, other)],
+          ["deposit", depositArgs(other, me)],
+          ["merge", [address(other)]],
+          ["withdraw", withdrawArgs(me, other)],
+          ["withdraw", withdrawArgs(other, me)],
+          ["register", registerArgs(other)]
+        ] as const) {
+          expect(yield* ownRuleOf({ fn, args, auth: [] })).toBe("arguments")
+        }
+        expect(yield* ownRuleOf({ fn: "deposit", args: depositArgs(me, me, -1n) })).toBe("arguments")
+        expect(yield* ownRuleOf({ fn: "withdraw", args: withdrawArgs(me, me, -1n) })).toBe("arguments")
+        expect(yield* ownRuleOf({ fn: "deposit", args: [address(me), address(me), xdr.ScVal.scvU32(5)] })).toBe("arguments")
+        expect(yield* ownRuleOf({ fn: "merge", args: [address(me), address(me)] })).toBe("arguments")
+        expect(yield* ownRuleOf({ fn: "withdraw", args: depositArgs(me) })).toBe("arguments")
+      }))
+
+    it.effect("auth: a deposit may carry the underlying token's transfer into the token beneath it, and nothing else", () =>
+      Effect.gen(function*() {
+        const args = depositArgs(me)
+        const amount = args[2]!
+        expect(yield* ownRuleOf({ fn: "deposit", args, auth: [sourceAuth("deposit", args, [underlyingTransfer(me, amount)])] }))
+          .toBe("sponsored deposit")
+        expect(yield* ownRuleOf({ fn: "deposit", args, auth: [sourceAuth("deposit", args, [underlyingTransfer(other, amount)])] })).toBe("auth")
+        expect(yield* ownRuleOf({ fn: "deposit", args, auth: [sourceAuth("deposit", args, [underlyingTransfer(me, i128(601n))])] })).toBe("auth")
+        expect(yield* ownRuleOf({ fn: "deposit", args, auth: [sourceAuth("deposit", args, [underlyingTransfer(me, amount, other)])] })).toBe("auth")
+        expect(yield* ownRuleOf({ fn: "deposit", args, auth: [sourceAuth("deposit", args, [underlyingTransfer(me, amount, TOKEN, "approve")])] }))
+          .toBe("auth")
+        const twice = [underlyingTransfer(me, amount), underlyingTransfer(me, amount)]
+        expect(yield* ownRuleOf({ fn: "deposit", args, auth: [sourceAuth("deposit", args, twice)] })).toBe("auth")
+        const merge = [address(me)]
+        expect(yield* ownRuleOf({ fn: "merge", args: merge, auth: [sourceAuth("merge", merge, [underlyingTransfer(me, amount)])] })).toBe("auth")
+        expect(yield* ownRuleOf({ fn: "merge", args: merge, auth: [addressAuth(other, TOKEN, "merge", merge)] })).toBe("auth")
+      }))
+
+    it.effect("fee, time bounds: as for a transfer", () =>
+      Effect.gen(function*() {
+        expect(yield* ownRuleOf({ fn: "merge", args: [address(me)], fee: 5_001 })).toBe("fee")
+        expect(yield* ownRuleOf({ fn: "merge", args: [address(me)], maxTime: NOW_S + 601 })).toBe("timebounds")
+      }))
+
+    it("tokenCallOf names the token call by its function alone", () => {
+      expect(tokenCallOf(transaction({ fn: "withdraw", args: withdrawArgs(other) }))).toBe("withdraw")
+      expect(tokenCallOf(transaction())).toBeUndefined()
+      expect(tokenCallOf(transaction({ operation: Operation.bumpSequence({ bumpTo: "5" }) }))).toBeUndefined()
+    })
   })
 })

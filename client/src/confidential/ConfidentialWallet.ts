@@ -116,8 +116,10 @@ export const openWallet = (options: WalletOptions) =>
       /**
        * `confidential_transfer`'s data for `amount` to `to`, proven on the newest pending spendable opening (so
        * consecutive payouts chain without waiting for the ledger); the new opening is persisted before this returns.
+       * With it, the sender's receipt (the amount, r_e and σ: secrets that open this one transfer's amount, to seal
+       * among those who may read it, sealing/SealedReceipt.ts).
        */
-      proveTransfer: (to: string, amount: bigint) =>
+      proveTransferWithReceipt: (to: string, amount: bigint) =>
         Effect.gen(function*() {
           const [sender, recipient] = [yield* onChain(account), yield* onChain(to)]
           const [kAudS, kAudR] = [
@@ -137,8 +139,10 @@ export const openWallet = (options: WalletOptions) =>
               basedOn: from.commitment, txHash: "", validUntilLedger: Number.MAX_SAFE_INTEGER
             }, commitBytes))
           state = next
-          return encodeData({ ...witness.payload }, proof.proof)
+          return { data: encodeData({ ...witness.payload }, proof.proof), receipt: { amount, ...witness.receipt } }
         }),
+      /** `proveTransferWithReceipt`'s data alone. */
+      proveTransfer: (to: string, amount: bigint) => Effect.map(wallet.proveTransferWithReceipt(to, amount), (proven) => proven.data),
       /** `withdraw`'s data for `amount` to the public address `to`, chained like a transfer. */
       proveWithdraw: (amount: bigint) =>
         Effect.gen(function*() {

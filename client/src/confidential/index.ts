@@ -122,3 +122,6 @@ export {
   type SignedResult,
   type SigningOptions
 } from "../PayrollJustInTime.ts"
+
+// A sender's receipt of a transfer (proveTransferWithReceipt), checked against the ciphertext the chain recorded.
+export { checkReceipt, type OnChainCiphertext, type ReceiptCheck, type TransferReceipt } from "./crypto/Receipt.ts"

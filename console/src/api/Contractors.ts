@@ -1,4 +1,5 @@
-import { useInfiniteQuery, useMutation, useQueries, useQueryClient } from "@tanstack/react-query"
+import { useInfiniteQuery, useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query"
+import { Option } from "effect"
 import {
   BulkImport,
   type ContractorId,
@@ -96,4 +97,18 @@ export const useContractorControls = () => {
       onSuccess: refresh
     })
   }
+}
+
+/** The Stellar addresses of the contractors `ids` (those that have one): where their payouts go. */
+export const useContractorAddresses = (ids: ReadonlyArray<string>, enabled: boolean) => {
+  const client = useClient()
+  const sorted = [...new Set(ids)].sort() as Array<ContractorId>
+  return useQuery({
+    queryKey: ["contractor-addresses", sorted],
+    enabled: enabled && sorted.length > 0,
+    queryFn: async ({ signal }) => {
+      const page = await run(client.contractors.list({ urlParams: { ids: sorted, limit: 100 } }), signal)
+      return new Map(page.items.flatMap((c) => Option.match(c.address, { onNone: () => [], onSome: (a) => [[c.id as string, a] as const] })))
+    }
+  })
 }

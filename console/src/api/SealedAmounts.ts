@@ -30,7 +30,7 @@ export const useSealedAmounts = (id: BatchId, enabled: boolean, interval: number
 }
 
 /** The client library's envelope as the contract's payload (its classes check every field again). */
-const asPayload = (envelope: ClientEnvelope): SealedEnvelope =>
+export const asPayload = (envelope: ClientEnvelope): SealedEnvelope =>
   new SealedEnvelope({
     ...envelope,
     recipients: envelope.recipients.map((r) => new SealedRecipient({ ...r, memberId: MemberId.make(r.memberId) }))

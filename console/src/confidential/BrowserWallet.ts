@@ -96,7 +96,7 @@ export const settle = async <A, E>(effect: Effect.Effect<A, E>): Promise<A> => {
 export type OpenStage = "loading" | "keys" | "prover" | "syncing"
 
 /** The openings a wallet keeps in this browser (sealed with a key from its confidential secret). */
-const walletStore = () => new IndexedDbStore("payroll-wallet")
+export const walletStore = () => new IndexedDbStore("payroll-wallet")
 
 export interface OpenOptions {
   readonly account: string

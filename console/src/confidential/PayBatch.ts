@@ -9,7 +9,10 @@
 // next run, with nothing in flight, it is dropped before proving again.
 import { FetchHttpClient } from "@effect/platform"
 import { runSignedPayroll, type SignedResult } from "@confidential-payroll/client/confidential"
-import { type PayoutId } from "@confidential-payroll/client/contract"
+import { BatchId, type PayoutId } from "@confidential-payroll/client/contract"
+import { type Recipient, sealReceipt } from "@confidential-payroll/client/sealing"
+import { clientFor, run } from "../api/Client.ts"
+import { asPayload } from "../api/SealedAmounts.ts"
 import { signTransaction } from "@stellar/freighter-api"
 import { Effect, Encoding } from "effect"
 import { openBrowserWallet, type OpenStage, settle } from "./BrowserWallet.ts"
@@ -35,6 +38,9 @@ export class PayCancelled extends Error {}
 
 export interface PayOptions extends PayEvents {
   readonly account: string
+  readonly batchId: string
+  /** Whom each payout's receipt is sealed to: the members who may read amounts, with their sealing keys. */
+  readonly recipients: ReadonlyArray<Recipient>
   readonly session: string
   readonly items: ReadonlyArray<PayItem>
   readonly signal: AbortSignal
@@ -64,7 +70,12 @@ export const payBatch = async (options: PayOptions): Promise<ReadonlyArray<Signe
     for (const item of options.items) {
       check()
       options.onPayout(item.payoutId, "proving")
-      const data = await settle(wallet.proveTransfer(item.to, item.amount))
+      const proven = await settle(wallet.proveTransferWithReceipt(item.to, item.amount))
+      // The receipt is stored before the transfer is sent, as the openings are: a transfer the books cannot check is
+      // never sent. (A failed payout paid again is a new proof, and its new receipt replaces this one.)
+      const receipt = await sealReceipt({ batchId: options.batchId, payoutId: item.payoutId, ...proven.receipt }, options.recipients)
+      await run(clientFor(session).sealedReceipts.sealReceipt({ path: { id: BatchId.make(options.batchId), payoutId: item.payoutId }, payload: asPayload(receipt) }))
+      const data = proven.data
       check()
       options.onPayout(item.payoutId, "signing")
       const [result] = await settle(runSignedPayroll(origin, session, [{ to: item.to, data: Encoding.encodeBase64(data), payoutId: item.payoutId }], {

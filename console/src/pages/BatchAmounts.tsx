@@ -1,5 +1,5 @@
 import { Button, Input } from "@stellar/design-system"
-import { useQuery } from "@tanstack/react-query"
+import { useMutation, useQuery } from "@tanstack/react-query"
 import { Option } from "effect"
 import { type ChangeEvent, type FormEvent, useEffect, useId, useState } from "react"
 import {
@@ -14,7 +14,7 @@ import {
 } from "@confidential-payroll/client/contract"
 import { messageOf } from "../api/ApiError.ts"
 import { useBatchControls } from "../api/Batches.ts"
-import { useContractors } from "../api/Contractors.ts"
+import { useContractorAddresses, useContractors } from "../api/Contractors.ts"
 import { permissionsOf } from "../api/Me.ts"
 import { useMembers } from "../api/Org.ts"
 import { useSealedAmounts, useStoreSealedAmounts } from "../api/SealedAmounts.ts"
@@ -23,12 +23,13 @@ import { ErrorNote, Loading } from "../components/States.tsx"
 import { editableAmount, formatAmount, parseAmount } from "../lib/Amount.ts"
 import { amountRows } from "../lib/Csv.ts"
 import { sealingOps, type Unlocked, useSealing } from "../sealing/Sealing.tsx"
+import { useSession } from "../session/Session.tsx"
 import type { Recipient } from "../sealing/SealingOps.ts"
 
 const short = (text: string) => (text.length > 14 ? `${text.slice(0, 6)}…${text.slice(-6)}` : text)
 
 /** Members who may read amounts and have published a sealing key: whom amounts are sealed to. */
-const readersOf = (members: ReadonlyArray<Member>): Array<Recipient> =>
+export const readersOf = (members: ReadonlyArray<Member>): Array<Recipient> =>
   members.flatMap((m) => (m.sealingKey !== undefined && ROLE_PERMISSIONS[m.role].includes("amounts:read") ? [{ memberId: m.id, sealingKey: m.sealingKey }] : []))
 
 export interface BatchAmounts {
@@ -266,6 +267,75 @@ const Editor = ({ batch, payouts, nameOf, opened, unlocked }: {
   )
 }
 
+const VERDICT_WORDS = { "paid-as-approved": "paid as approved", mismatch: "mismatch", unchecked: "not checked" } as const
+
+/**
+ * The amounts as approved, and — once payouts are sent — each checked against the chain in this browser: its sealed
+ * receipt opened, the transfer's ciphertext recomputed from it (confidential/Reconcile.ts).
+ */
+const ReadOnlyAmounts = ({ batch, me, payouts, nameOf, opened, unlocked }: {
+  readonly batch: Batch
+  readonly me: Me
+  readonly payouts: ReadonlyArray<Payout>
+  readonly nameOf: (contractorId: string) => string
+  readonly opened: ReadonlyMap<string, bigint> | undefined
+  readonly unlocked: Unlocked
+}) => {
+  const { session } = useSession()
+  const sent = payouts.filter((p) => p.status === "submitted" || p.status === "settled" || p.status === "failed")
+  const addresses = useContractorAddresses(sent.map((p) => p.contractorId), sent.length > 0)
+  const check = useMutation({
+    mutationFn: async () => {
+      const { reconcile } = await import("../confidential/Reconcile.ts")
+      const items = sent.flatMap((p) => {
+        const to = addresses.data?.get(p.contractorId)
+        return to === undefined ? [] : [{ payoutId: p.id as string, to, approved: opened?.get(p.id) }]
+      })
+      return await reconcile(session?.token ?? "", batch.id, unlocked, items)
+    }
+  })
+  const verdicts = check.data
+  const paidAsApproved = verdicts === undefined ? 0 : [...verdicts.values()].filter((v) => v.kind === "paid-as-approved").length
+  return (
+    <>
+      <table className="table">
+        <caption className="visually-hidden">Amounts of {batch.name}</caption>
+        <thead>
+          <tr><th scope="col">Contractor</th><th scope="col">Amount (USDC)</th>{verdicts === undefined ? null : <th scope="col">On chain</th>}</tr>
+        </thead>
+        <tbody>
+          {payouts.map((p) => {
+            const verdict = verdicts?.get(p.id)
+            return (
+              <tr key={p.id}>
+                <td data-label="Contractor">{nameOf(p.contractorId)}</td>
+                <td data-label="Amount" className="amount">{opened?.get(p.id) === undefined ? <span className="muted">no amount</span> : formatAmount(opened.get(p.id)!)}</td>
+                {verdicts === undefined ? null : (
+                  <td data-label="On chain">
+                    {verdict === undefined
+                      ? <span className="muted">not sent</span>
+                      : <span className={`verdict verdict--${verdict.kind}`}>{VERDICT_WORDS[verdict.kind]}{verdict.kind === "paid-as-approved" ? "" : `: ${verdict.why}`}</span>}
+                  </td>
+                )}
+              </tr>
+            )
+          })}
+        </tbody>
+      </table>
+      <Total amounts={payouts.map((p) => opened?.get(p.id))} />
+      {sent.length === 0 || me.method !== "sep10" ? null : (
+        <div className="row">
+          <Button variant="secondary" size="md" onClick={() => check.mutate()} isLoading={check.isPending} disabled={addresses.data === undefined}>
+            Check against the chain
+          </Button>
+          {verdicts === undefined ? null : <span role="status">{paidAsApproved} of {sent.length} sent {sent.length === 1 ? "payout" : "payouts"} paid as approved.</span>}
+          {check.isError ? <span className="action__error" role="alert">{messageOf(check.error)}</span> : null}
+        </div>
+      )}
+    </>
+  )
+}
+
 /** The amounts of a batch: locked, opened (with the total), or edited and sealed while a draft. */
 export const Amounts = ({ batch, me, payouts, nameOf, amounts }: {
   readonly batch: Batch
@@ -290,23 +360,7 @@ export const Amounts = ({ batch, me, payouts, nameOf, amounts }: {
           ? <Editor batch={batch} payouts={payouts} nameOf={nameOf} opened={opened} unlocked={unlocked} />
           : sealed === null
           ? <p className="muted">No amounts were entered for this batch.</p>
-          : (
-            <>
-              <table className="table">
-                <caption className="visually-hidden">Amounts of {batch.name}</caption>
-                <thead><tr><th scope="col">Contractor</th><th scope="col">Amount (USDC)</th></tr></thead>
-                <tbody>
-                  {payouts.map((p) => (
-                    <tr key={p.id}>
-                      <td data-label="Contractor">{nameOf(p.contractorId)}</td>
-                      <td data-label="Amount" className="amount">{opened?.get(p.id) === undefined ? <span className="muted">no amount</span> : formatAmount(opened.get(p.id)!)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-              <Total amounts={payouts.map((p) => opened?.get(p.id))} />
-            </>
-          )}
+          : <ReadOnlyAmounts batch={batch} me={me} payouts={payouts} nameOf={nameOf} opened={opened} unlocked={unlocked} />}
         {sealed === null ? null : <Readers sealed={sealed} me={me} unlocked={unlocked} batch={batch} />}
       </>
     )

@@ -1,16 +1,15 @@
 import { Button } from "@stellar/design-system"
-import { useQuery, useQueryClient } from "@tanstack/react-query"
-import { Option } from "effect"
+import { useQueryClient } from "@tanstack/react-query"
 import { useRef, useState } from "react"
 import type { Batch, Me, Payout, PayoutId } from "@confidential-payroll/client/contract"
-import { run } from "../api/Client.ts"
+import { useContractorAddresses } from "../api/Contractors.ts"
 import { permissionsOf } from "../api/Me.ts"
-import { useClient } from "../api/useClient.ts"
+import { useMembers } from "../api/Org.ts"
 import { Section } from "../components/Page.tsx"
 import { useSession } from "../session/Session.tsx"
 import type { PayItem, PayoutStep, PayStage } from "../confidential/PayBatch.ts"
 import { formatAmount } from "../lib/Amount.ts"
-import type { BatchAmounts } from "./BatchAmounts.tsx"
+import { type BatchAmounts, readersOf } from "./BatchAmounts.tsx"
 
 const STAGE_WORDS: Readonly<Record<PayStage, string>> = {
   loading: "Loading the wallet's code and the circuits",
@@ -65,22 +64,14 @@ export const Pay = ({ batch, me, payouts, amounts, nameOf }: {
   readonly amounts: BatchAmounts
   readonly nameOf: (contractorId: string) => string
 }) => {
-  const client = useClient()
   const queries = useQueryClient()
   const { session } = useSession()
   const [state, setState] = useState<Run | undefined>(undefined)
   const [running, setRunning] = useState(false)
   const [error, setError] = useState<string | undefined>(undefined)
   const abort = useRef<AbortController | undefined>(undefined)
-  const ids = [...new Set(payouts.map((p) => p.contractorId))].sort()
-  const addresses = useQuery({
-    queryKey: ["contractor-addresses", ids],
-    enabled: ids.length > 0 && permissionsOf(me)("transfers:submit").allowed,
-    queryFn: async ({ signal }) => {
-      const page = await run(client.contractors.list({ urlParams: { ids, limit: 100 } }), signal)
-      return new Map(page.items.flatMap((c) => Option.match(c.address, { onNone: () => [], onSome: (a) => [[c.id as string, a] as const] })))
-    }
-  })
+  const addresses = useContractorAddresses(payouts.map((p) => p.contractorId), permissionsOf(me)("transfers:submit").allowed)
+  const members = useMembers()
   const reason = refusal(batch, me, amounts)
   if (reason !== undefined && state === undefined) {
     // Nothing to say to someone who could never pay (a viewer, an approver): the section is for payers.
@@ -110,8 +101,13 @@ export const Pay = ({ batch, me, payouts, amounts, nameOf }: {
     update({})
     try {
       const { payBatch } = await import("../confidential/PayBatch.ts")
+      // Each payout's receipt is sealed for every member who may read amounts (and the payer), like the amounts.
+      const unlocked = amounts.unlocked!
+      const readers = readersOf(members.data?.pages.flatMap((p) => p.items) ?? []).filter((r) => r.memberId !== unlocked.memberId)
       await payBatch({
         account: me.sub,
+        batchId: batch.id,
+        recipients: [{ memberId: unlocked.memberId, sealingKey: unlocked.keyPair.publicKey }, ...readers],
         session: session?.token ?? "",
         items,
         signal: controller.signal,

@@ -52,6 +52,11 @@ export interface TransferWitness {
   readonly newSpendable: Opening
   /** What the recipient will recover: (v_tx, r_tx), the opening of C_tx. */
   readonly transferOpening: Opening
+  /**
+   * The sender's receipt of it: r_e and σ, from which (with the amount and PVK_B) R_e and v_tilde are recomputed
+   * (Receipt.ts) — what lets the sender's organization check the ciphertext on chain against the amount it approved.
+   */
+  readonly receipt: { readonly ephemeral: bigint; readonly sigma: bigint }
 }
 
 export const transferWitness = (request: TransferRequest): TransferWitness => {
@@ -121,6 +126,7 @@ export const transferWitness = (request: TransferRequest): TransferWitness => {
     publicInputs,
     payload,
     newSpendable: { value: vNew, blinding: rNew },
-    transferOpening: { value: amount, blinding: rTx }
+    transferOpening: { value: amount, blinding: rTx },
+    receipt: { ephemeral: rE, sigma }
   }
 }
