@@ -5,22 +5,17 @@
 // paid once, nobody twice. Each contractor's own wallet (Node) then decrypts exactly the approved amount, once.
 import { FetchHttpClient } from "@effect/platform"
 import { expect, layer } from "@effect/vitest"
-import { Keypair } from "@stellar/stellar-sdk"
-import { Context, Effect, Layer, Schedule } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { Browser } from "playwright-core"
-import { prepareCall } from "../client/src/confidential/chain/Calls.ts"
 import type { ConfidentialWallet } from "../client/src/confidential/ConfidentialWallet.ts"
 import { fetchAccountEvents } from "../client/src/confidential/state/ArchiveEvents.ts"
-import { sealAmounts } from "../client/src/sealing/SealedAmounts.ts"
 import { buildProver } from "../scripts/ProverBundle.ts"
 import { ensureConsoleBuilt, launchBrowser } from "./support/Browser.ts"
-import { sequenceOf, signAndSend, syncUntil } from "./support/ConfidentialProving.ts"
+import { syncUntil } from "./support/ConfidentialProving.ts"
 import { heading, inspect, personAt, signIn, statusOf } from "./support/ConsolePeople.ts"
-import { joinAs, must } from "./support/Members.ts"
-import { ProvingApp, publishSealingKey, registeredWallet } from "./support/ProvingConsole.ts"
+import { must } from "./support/Members.ts"
+import { payrollScene, ProvingApp, UNIT } from "./support/ProvingConsole.ts"
 import { CONFIDENTIAL_TOKEN, TestApp, type TestAppShape } from "./support/TestApp.ts"
-import { walletEmployer } from "./support/Transfer.ts"
-import { tokenOf } from "./support/VersionedToken.ts"
 
 class Chromium extends Context.Tag("test/pay/Chromium")<Chromium, Browser>() {}
 const ChromiumLive = Layer.scoped(Chromium, Effect.zipRight(Effect.promise(async () => {
@@ -28,7 +23,6 @@ const ChromiumLive = Layer.scoped(Chromium, Effect.zipRight(Effect.promise(async
   await buildProver()
 }), launchBrowser))
 
-const UNIT = 10_000_000n
 const AMOUNTS = [1250n * UNIT + 5_000_000n, 980n * UNIT, 1000n * UNIT + 2_500_000n]
 
 const receivedBy = (app: TestAppShape, wallet: ConfidentialWallet) =>
@@ -39,56 +33,11 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
     Effect.gen(function*() {
       const app = yield* TestApp
       const browser = yield* Chromium
-      const owner = yield* walletEmployer(app, "Paying Co")
-      yield* must(app, "PATCH", "/org/settings", owner.token, { approvalsRequired: 1 })
-      const me = yield* must(app, "GET", "/me", owner.token)
-      const orgId = me.employer.orgId as string
-      const payer = yield* joinAs(app, owner, "payer")
-      const approver = yield* joinAs(app, owner, "approver")
-
-      // The payer's confidential account: registered, with 5,000 deposited and merged (in Node: the Treasury page is
-      // another step).
-      const paying = yield* registeredWallet(app, payer.wallet)
-      tokenOf(app).mintUnderlying(payer.wallet.publicKey(), 5000n * UNIT)
-      for (const call of [
-        { fn: "deposit", from: payer.wallet.publicKey(), to: payer.wallet.publicKey(), amount: 5000n * UNIT } as const,
-        { fn: "merge", account: payer.wallet.publicKey() } as const
-      ]) {
-        const tx = yield* Effect.promise(() => prepareCall(paying.server, paying.deployment, { account: payer.wallet.publicKey(), sequence: sequenceOf(app.rpc, payer.wallet.publicKey()) }, call))
-        expect(yield* signAndSend(paying.server, tx, payer.wallet)).toBe("SUCCESS")
-      }
-
-      // Three contractors registered with their own keys, in the directory (ready once the archive sees them).
-      const names = ["Ada Lovelace", "Grace Hopper", "Katherine Johnson"]
-      const contractors: Array<{ name: string; key: Keypair; wallet: ConfidentialWallet; id: string }> = []
-      for (const name of names) {
-        const key = Keypair.random()
-        const { wallet } = yield* registeredWallet(app, key)
-        const created = yield* must(app, "POST", "/contractors", owner.token, { name, address: key.publicKey() })
-        contractors.push({ name, key, wallet, id: created.id as string })
-      }
-      for (const c of contractors) {
-        yield* Effect.repeat(must(app, "POST", `/contractors/${c.id}/check`, owner.token), {
-          schedule: Schedule.spaced("200 millis"),
-          until: (answer) => answer.status === "ready"
-        }).pipe(Effect.timeout("30 seconds"), Effect.orDie)
-      }
-
-      // The owner prepares the batch and seals its amounts for every reader (their keys derived from their wallets);
-      // the approver approves that digest.
-      const readers = [
-        yield* publishSealingKey(app, orgId, owner),
-        yield* publishSealingKey(app, orgId, payer),
-        yield* publishSealingKey(app, orgId, approver)
-      ]
-      const batch = yield* must(app, "POST", "/batches", owner.token, { name: "January 2027" })
-      const payouts = (yield* must(app, "POST", `/batches/${batch.id}/payouts`, owner.token, { contractorIds: contractors.map((c) => c.id) })) as Array<{ id: string; contractorId: string }>
-      const amountOf = (contractorId: string) => AMOUNTS[contractors.findIndex((c) => c.id === contractorId)]!
-      const envelope = yield* Effect.promise(() => sealAmounts(batch.id, payouts.map((p) => ({ payoutId: p.id, amount: amountOf(p.contractorId) })), readers))
-      const sealed = yield* must(app, "PUT", `/batches/${batch.id}/sealed-amounts`, owner.token, envelope)
-      yield* must(app, "POST", `/batches/${batch.id}/ready`, owner.token)
-      yield* must(app, "POST", `/batches/${batch.id}/approve`, approver.token, { sealedAmountsDigest: sealed.digest })
-
+      const { owner, payer, contractors, batch, payouts, amountOf } = yield* payrollScene(app, "January 2027", [
+        { name: "Ada Lovelace", amount: AMOUNTS[0]! },
+        { name: "Grace Hopper", amount: AMOUNTS[1]! },
+        { name: "Katherine Johnson", amount: AMOUNTS[2]! }
+      ])
       const path = `/app/batches/${batch.id}`
       const person = yield* Effect.promise(() => personAt(browser, app, payer.wallet))
       const page = person.page

@@ -47,6 +47,9 @@ export interface PayOptions extends PayEvents {
 }
 
 /** Pays `items` in order, one transfer per ledger; answers each payout's result. */
+/** A performance mark for each step of each payout (`payout:<step>:<payoutId>`): devtools and bench/console-pay.ts read them. */
+const mark = (step: PayoutStep, payoutId: string) => performance.mark(`payout:${step}:${payoutId}`)
+
 export const payBatch = async (options: PayOptions): Promise<ReadonlyArray<SignedResult & { readonly payoutId: PayoutId }>> => {
   const { account, session, signal } = options
   const check = () => {
@@ -69,6 +72,7 @@ export const payBatch = async (options: PayOptions): Promise<ReadonlyArray<Signe
     const results: Array<SignedResult & { readonly payoutId: PayoutId }> = []
     for (const item of options.items) {
       check()
+      mark("proving", item.payoutId)
       options.onPayout(item.payoutId, "proving")
       const proven = await settle(wallet.proveTransferWithReceipt(item.to, item.amount))
       // The receipt is stored before the transfer is sent, as the openings are: a transfer the books cannot check is
@@ -77,6 +81,7 @@ export const payBatch = async (options: PayOptions): Promise<ReadonlyArray<Signe
       await run(clientFor(session).sealedReceipts.sealReceipt({ path: { id: BatchId.make(options.batchId), payoutId: item.payoutId }, payload: asPayload(receipt) }))
       const data = proven.data
       check()
+      mark("signing", item.payoutId)
       options.onPayout(item.payoutId, "signing")
       const [result] = await settle(runSignedPayroll(origin, session, [{ to: item.to, data: Encoding.encodeBase64(data), payoutId: item.payoutId }], {
         sign: async (prepared) => {
@@ -90,6 +95,7 @@ export const payBatch = async (options: PayOptions): Promise<ReadonlyArray<Signe
       const outcome = { ...result!, payoutId: item.payoutId }
       results.push(outcome)
       if (outcome.status === "SUCCESS") {
+        mark("sent", item.payoutId)
         options.onPayout(item.payoutId, "sent", outcome.hash)
         continue
       }
