@@ -3,11 +3,12 @@
 // the prover's Web Worker, signed by the wallet, sent through the service and followed to the ledger — in Chromium,
 // against the loopback token that verifies every proof. A benchmark, not a test: it prints figures.
 //
-//   node_modules/.bin/node bench/console-pay.ts     (BENCH_PAYOUTS=20, BENCH_LEDGER_MS=5000)
+//   npm run bench:console-pay     (BENCH_PAYOUTS=20, BENCH_LEDGER_MS=5000; vitest, for the suites' service and database)
 //
 // Figures: each payout's proof in the browser (the "proving" to "signing" marks PayBatch.ts sets), the time from one
 // payout sent to the next, the whole run and the ledgers it spanned, and what the wallet was asked to confirm
 // (Freighter's stand-in counts each signMessage and signTransaction, the requests a person approves one by one).
+import { it } from "@effect/vitest"
 import { Effect } from "effect"
 import { loadavg } from "node:os"
 import { buildProver } from "../scripts/ProverBundle.ts"
@@ -63,4 +64,4 @@ const program = Effect.gen(function*() {
   yield* Effect.promise(() => person.context.close())
 })
 
-await Effect.runPromise(Effect.scoped(Effect.provide(program, provingApp(LEDGER_MS))))
+it.live(`a payroll of ${PAYOUTS} paid from the console`, () => Effect.scoped(Effect.provide(program, provingApp(LEDGER_MS))))
