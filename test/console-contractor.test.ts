@@ -15,6 +15,7 @@ import { keysFromSigner } from "../client/src/confidential/crypto/KeyDerivation.
 import { buildProver } from "../scripts/ProverBundle.ts"
 import { axeViolations, CHROMIUM, ensureConsoleBuilt, screenshots } from "./support/Browser.ts"
 import { keypairSigner, proofVerifier, TEST_CRS_DIR } from "./support/ConfidentialProving.ts"
+import { heading, inspect } from "./support/ConsolePeople.ts"
 import { installFreighter } from "./support/FreighterStandIn.ts"
 import { LoopbackConfidentialToken } from "./support/LoopbackConfidentialToken.ts"
 import { must } from "./support/Members.ts"
@@ -123,15 +124,6 @@ const contractorAt = async (browser: Browser, app: TestAppShape, key: Keypair): 
   page.on("pageerror", (error) => problems.push(error.message))
   return { key, context, page, problems, requested }
 }
-
-/** No serious or critical axe violation, and the page at 375 and 1440 pixels. */
-const inspect = async (page: Page, name: string) => {
-  const violations = await axeViolations(page)
-  expect({ page: name, violations }).toEqual({ page: name, violations: [] })
-  await screenshots(page, name)
-}
-
-const heading = (page: Page, name: string | RegExp) => page.getByRole("heading", { level: 1, name }).waitFor({ timeout: 15_000 })
 
 /** An invited contractor of a new organization, their wallet on the ledger (no XLM: the service sponsors), the link. */
 const invited = (app: TestAppShape, name: string) =>
@@ -257,7 +249,7 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: 300_000, excludeTestS
         await accept(contractor, path)
         expect(await page.evaluate("crossOriginIsolated")).toBe(true)
         await page.getByRole("heading", { level: 2, name: "Register with the token" }).waitFor()
-        await inspect(page, "contractor-register")
+        await inspect({ page }, "contractor-register")
         const before = scripts.length
 
         const started = Date.now()
@@ -280,7 +272,7 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: 300_000, excludeTestS
         const stepTimes = (await page.evaluate(
           `[...document.querySelectorAll(".steps li")].map((li) => [...li.children].map((c) => c.textContent).join(": "))`
         )) as ReadonlyArray<string>
-        await inspect(page, "contractor-registered")
+        await inspect({ page }, "contractor-registered")
 
         const onChain = app.rpc.confidentialAccount(CONFIDENTIAL_TOKEN, key.publicKey())
         expect(onChain).toBeDefined()
@@ -291,7 +283,7 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: 300_000, excludeTestS
         await page.getByText("ready", { exact: true }).waitFor({ timeout: 60_000 })
         await page.getByText("your wallet is registered with the confidential token").waitFor()
         expect(await page.getByRole("heading", { level: 2, name: "Register with the token" }).count()).toBe(0)
-        await inspect(page, "contractor-ready")
+        await inspect({ page }, "contractor-ready")
 
         expect(pulse.ticks).toBeGreaterThan(0)
         expect(pulse.frames).toBeGreaterThan(0)
@@ -331,7 +323,7 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: 300_000, excludeTestS
         await page.getByRole("button", { name: "Cancel" }).click()
         await page.getByText("Cancelled: nothing was sent.").waitFor()
         expect(app.rpc.confidentialAccount(CONFIDENTIAL_TOKEN, key.publicKey())).toBeUndefined()
-        await inspect(page, "contractor-cancelled")
+        await inspect({ page }, "contractor-cancelled")
 
         // Registered meanwhile by other means (the event not yet seen by the payroll): nothing to prove.
         app.rpc.registerConfidential(CONFIDENTIAL_TOKEN, key.publicKey())

@@ -1,4 +1,4 @@
-import { expect } from "@effect/vitest"
+import { deepStrictEqual } from "node:assert/strict"
 import type { Keypair } from "@stellar/stellar-sdk"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { axeViolations, screenshots } from "./Browser.ts"
@@ -42,9 +42,10 @@ export const personAt = async (browser: Browser, app: Pick<TestAppShape, "url">,
 }
 
 /** Every page a suite visits: no serious or critical axe violation, and its screenshots at 375 and 1440 pixels. */
-export const inspect = async (person: Person, name: string) => {
+export const inspect = async (person: Pick<Person, "page">, name: string) => {
   const violations = await axeViolations(person.page)
-  expect({ page: name, violations }).toEqual({ page: name, violations: [] })
+  // node:assert, not vitest's expect: bench/console-pay.ts runs these helpers outside vitest.
+  deepStrictEqual({ page: name, violations }, { page: name, violations: [] })
   await screenshots(person.page, name)
 }
 
