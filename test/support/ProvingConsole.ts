@@ -1,7 +1,8 @@
 // What the console's suites that prove in Chromium share: the service on the loopback ledger whose token verifies
 // every proof (bb.js, the test CRS), told where the token's registries are and serving the test CRS; accounts that
-// register with real proofs from Node; a member's sealing key derived as their browser derives it.
-import { expect } from "@effect/vitest"
+// register with real proofs from Node; a member's sealing key derived as their browser derives it. Also run outside
+// vitest (bench/console-pay.ts): its checks are node:assert's.
+import { strictEqual } from "node:assert/strict"
 import { Keypair, rpc } from "@stellar/stellar-sdk"
 import { Effect, Layer, Schedule } from "effect"
 import { prepareCall } from "../../client/src/confidential/chain/Calls.ts"
@@ -51,7 +52,7 @@ export const registeredWallet = (app: TestAppShape, key: Keypair) =>
     const data = yield* wallet.proveRegister()
     const tx = yield* Effect.promise(() =>
       prepareCall(server, deployment, { account: key.publicKey(), sequence: sequenceOf(app.rpc, key.publicKey()) }, { fn: "register", account: key.publicKey(), auditorId: 0, data }))
-    expect(yield* signAndSend(server, tx, key)).toBe("SUCCESS")
+    strictEqual(yield* signAndSend(server, tx, key), "SUCCESS")
     return { wallet, server, deployment }
   })
 
@@ -88,7 +89,7 @@ export const payrollScene = (app: TestAppShape, name: string, people: ReadonlyAr
       { fn: "merge", account: payer.wallet.publicKey() } as const
     ]) {
       const tx = yield* Effect.promise(() => prepareCall(paying.server, paying.deployment, { account: payer.wallet.publicKey(), sequence: sequenceOf(app.rpc, payer.wallet.publicKey()) }, call))
-      expect(yield* signAndSend(paying.server, tx, payer.wallet)).toBe("SUCCESS")
+      strictEqual(yield* signAndSend(paying.server, tx, payer.wallet), "SUCCESS")
     }
 
     const contractors: Array<{ name: string; key: Keypair; wallet: ConfidentialWallet; id: string; amount: bigint }> = []
