@@ -92,6 +92,9 @@ export const settle = async <A, E>(effect: Effect.Effect<A, E>): Promise<A> => {
   throw Option.getOrElse(Option.orElse(Cause.failureOption(exit.cause), () => Cause.dieOption(exit.cause)), () => Cause.squash(exit.cause))
 }
 
+/** How many times the openings are rebuilt while the archive catches up with the chain (a second apart). */
+const ARCHIVE_ATTEMPTS = 10
+
 /** Where a wallet opening is, for the page to say. */
 export type OpenStage = "loading" | "keys" | "prover" | "syncing"
 
@@ -148,8 +151,18 @@ export const openBrowserWallet = async (options: OpenOptions) => {
       await settle(wallet.rebuild((await events(undefined)).events))
       return await settle(wallet.balances())
     }
-    if (balances._tag === "Left" && balances.left._tag === "StateMismatch") await rebuild()
-    else if (balances._tag === "Left") throw balances.left
+    if (balances._tag === "Left" && balances.left._tag !== "StateMismatch") throw balances.left
+    if (balances._tag === "Left") {
+      // The archive trails the ledger by a poll or two: a transfer that landed a moment ago is on chain and not yet in
+      // the events, and the rebuilt openings disagree with the chain until it is. Rebuilt again, a few times.
+      for (let attempt = 1; ; attempt++) {
+        const rebuilt = await Effect.runPromise(Effect.either(Effect.tryPromise({ try: rebuild, catch: (e) => e })))
+        if (rebuilt._tag === "Right") break
+        const mismatch = typeof rebuilt.left === "object" && rebuilt.left !== null && (rebuilt.left as { _tag?: unknown })._tag === "StateMismatch"
+        if (!mismatch || attempt === ARCHIVE_ATTEMPTS) throw rebuilt.left
+        await new Promise((resolve) => setTimeout(resolve, 1000))
+      }
+    }
     return { wallet, deployment, reader, server, rebuild, events, close: () => prover?.cancel() }
   } catch (error) {
     prover?.cancel()
