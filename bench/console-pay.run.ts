@@ -38,7 +38,10 @@ const program = Effect.gen(function*() {
   const person = yield* Effect.promise(() => personAt(browser, app, scene.payer.wallet))
   const page = person.page
   const result = yield* Effect.promise(async () => {
-    await signIn(person, scene.path)
+    await signIn(person, scene.path).catch(async (e: unknown) => {
+      await page.screenshot({ path: "test/screenshots/bench-console-pay-stuck.png", fullPage: true })
+      throw e
+    })
     await heading(page, "Bench payroll")
     await page.getByRole("button", { name: "Unlock amounts with Freighter" }).click()
     await page.getByRole("button", { name: "Pay batch" }).waitFor({ timeout: 60_000 })

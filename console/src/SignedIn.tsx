@@ -15,6 +15,7 @@ import { Members } from "./pages/Members.tsx"
 import { Onboarding } from "./pages/Onboarding.tsx"
 import { Payouts } from "./pages/Payouts.tsx"
 import { Settings } from "./pages/Settings.tsx"
+import { Treasury } from "./pages/Treasury.tsx"
 import { WebhookDetail } from "./pages/WebhookDetail.tsx"
 import { Webhooks } from "./pages/Webhooks.tsx"
 import { Link, match } from "./router/Router.tsx"
@@ -31,6 +32,7 @@ const PAGES: ReadonlyArray<NavItem & { readonly needs?: Permission; readonly con
   { to: "/", label: "Home" },
   { to: "/batches", label: "Batches", needs: "batches:read" },
   { to: "/contractors", label: "Contractors", needs: "directory:read" },
+  { to: "/treasury", label: "Treasury", needs: "transfers:submit" },
   { to: "/audit", label: "Audit", needs: "audit:read" },
   { to: "/exports", label: "Exports", needs: "audit:read" },
   { to: "/members", label: "Members", needs: "org:manage" },
@@ -58,6 +60,7 @@ const employerPage = (me: Me, path: string) => {
     case "/": return <Home me={me} />
     case "/batches": return <Batches me={me} />
     case "/contractors": return <Contractors me={me} />
+    case "/treasury": return <Treasury me={me} />
     case "/audit": return <Audit me={me} />
     case "/exports": return <Exports me={me} />
     case "/members": return <Members me={me} />
