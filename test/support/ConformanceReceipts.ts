@@ -1,27 +1,10 @@
 import { Effect } from "effect"
-import { randomBytes } from "node:crypto"
 import { ok, type Recipe, type Refusal } from "./ConformanceRecipe.ts"
 import type { ConformanceFixtures } from "./ConformanceFixtures.ts"
+import { envelope, reader } from "./ConformanceSealing.ts"
 
-const b64 = (n: number) => randomBytes(n).toString("base64url")
-
-/** A receipt's envelope of the agreed shape for `memberIds` (random bytes: the service never opens it). */
-const envelope = (memberIds: ReadonlyArray<string>) => ({
-  version: 1,
-  suite: "X25519-HKDF-SHA256/HKDF-SHA256/ChaCha20Poly1305",
-  nonce: b64(12),
-  ciphertext: b64(240),
-  recipients: memberIds.map((memberId) => ({ memberId, enc: b64(32), wrappedKey: b64(48) }))
-})
-
-/** The employer (an owner: they pay and read amounts) with their sealing key published: their membership id. */
-const reader = (fx: ConformanceFixtures, token: string) =>
-  Effect.gen(function*() {
-    yield* fx.setUp("PUT", "/me/sealing-key", token, { sealingKey: b64(32) })
-    const me = yield* fx.setUp("GET", "/me", token)
-    const members = yield* fx.setUp("GET", "/org/members?limit=100", token)
-    return (members.items as Array<{ id: string; sub: string }>).find((m) => m.sub === me.sub)!.id
-  })
+/** A receipt's envelope: the sealed amounts' shape, a receipt's size. */
+const receiptEnvelope = (memberIds: ReadonlyArray<string>) => envelope(memberIds, 240)
 
 /** A ready batch's payout, and the employer's membership id to seal to. */
 const readyPayout = (fx: ConformanceFixtures, token: string) =>
@@ -35,14 +18,14 @@ const readyPayout = (fx: ConformanceFixtures, token: string) =>
 const sealed = (fx: ConformanceFixtures, token: string) =>
   Effect.gen(function*() {
     const payout = yield* readyPayout(fx, token)
-    yield* fx.setUp("PUT", `/batches/${payout.id}/payouts/${payout.payoutId}/sealed-receipt`, token, envelope([payout.memberId]))
+    yield* fx.setUp("PUT", `/batches/${payout.id}/payouts/${payout.payoutId}/sealed-receipt`, token, receiptEnvelope([payout.memberId]))
     return payout
   })
 
 /** Sealed receipts (issue 31 §2): a payout's, and a batch's. */
 export const receiptRequests: Readonly<Record<string, Recipe>> = {
   "PUT /batches/{id}/payouts/{payoutId}/sealed-receipt": (fx, e) =>
-    Effect.map(readyPayout(fx, e.token), ({ id, memberId, payoutId }) => ok({ token: e.token, params: { id, payoutId }, json: envelope([memberId]) })),
+    Effect.map(readyPayout(fx, e.token), ({ id, memberId, payoutId }) => ok({ token: e.token, params: { id, payoutId }, json: receiptEnvelope([memberId]) })),
   "GET /batches/{id}/payouts/{payoutId}/sealed-receipt": (fx, e) =>
     Effect.map(sealed(fx, e.token), ({ id, payoutId }) => ok({ token: e.token, params: { id, payoutId } })),
   "GET /batches/{id}/sealed-receipts": (fx, e) => Effect.map(sealed(fx, e.token), ({ id }) => ok({ token: e.token, params: { id }, query: { limit: "10" } }))
@@ -61,9 +44,9 @@ export const receiptRefusals: Readonly<Record<string, Refusal>> = {
       const members = yield* fx.setUp("GET", "/org/members?limit=100", e.token)
       const keyless = (members.items as Array<{ id: string; sub: string }>).find((m) => m.sub === me.sub)!.id
       return [
-        ["a draft batch's payout", ok({ token: e.token, params: { id: draft.batchId, payoutId: draft.payoutId }, json: envelope([memberId]) }, 409)],
-        ["a recipient without a sealing key", ok({ token: e.token, params: { id: settled.id, payoutId: settled.payoutId }, json: envelope([keyless]) }, 422)],
-        ["a new receipt from a member who may not pay", ok({ token: approver, params: { id: settled.id, payoutId: settled.payoutId }, json: envelope([memberId]) }, 403)]
+        ["a draft batch's payout", ok({ token: e.token, params: { id: draft.batchId, payoutId: draft.payoutId }, json: receiptEnvelope([memberId]) }, 409)],
+        ["a recipient without a sealing key", ok({ token: e.token, params: { id: settled.id, payoutId: settled.payoutId }, json: receiptEnvelope([keyless]) }, 422)],
+        ["a new receipt from a member who may not pay", ok({ token: approver, params: { id: settled.id, payoutId: settled.payoutId }, json: receiptEnvelope([memberId]) }, 403)]
       ] as const
     })
 }

@@ -5,17 +5,20 @@ import type { ConformanceFixtures } from "./ConformanceFixtures.ts"
 
 const b64 = (n: number) => randomBytes(n).toString("base64url")
 
-/** An envelope of the agreed shape for `memberIds` (random bytes: the service never opens it). */
-const envelope = (memberIds: ReadonlyArray<string>) => ({
+/**
+ * An envelope of the agreed shape for `memberIds`, of `bytes` of ciphertext (random: the service never opens it);
+ * sealed amounts and sealed receipts alike (ConformanceReceipts.ts).
+ */
+export const envelope = (memberIds: ReadonlyArray<string>, bytes = 96) => ({
   version: 1,
   suite: "X25519-HKDF-SHA256/HKDF-SHA256/ChaCha20Poly1305",
   nonce: b64(12),
-  ciphertext: b64(96),
+  ciphertext: b64(bytes),
   recipients: memberIds.map((memberId) => ({ memberId, enc: b64(32), wrappedKey: b64(48) }))
 })
 
 /** The member `token` signs in as: their key published, their membership id. */
-const reader = (fx: ConformanceFixtures, token: string) =>
+export const reader = (fx: ConformanceFixtures, token: string) =>
   Effect.gen(function*() {
     yield* fx.setUp("PUT", "/me/sealing-key", token, { sealingKey: b64(32) })
     const me = yield* fx.setUp("GET", "/me", token)

@@ -9,6 +9,7 @@ import {
   fetchAccountEvents,
   IndexedDbStore,
   keysFromSigner,
+  MemoryStore,
   openWallet,
   ProofFailed,
   type Prover,
@@ -171,3 +172,37 @@ export const openBrowserWallet = async (options: OpenOptions) => {
 }
 
 export type BrowserWallet = Awaited<ReturnType<typeof openBrowserWallet>>
+
+export type Chain = Awaited<ReturnType<typeof chainOf>>
+
+export interface RegisterProofOptions {
+  /** "keys" as Freighter is asked, "prover" as the worker starts, then "prover" again with its threads as a note. */
+  readonly onStage: (stage: "keys" | "prover", note?: string) => void
+  readonly onProgress: (event: ProgressEvent) => void
+  /** The worker as soon as it exists, so that the caller can end it (a cancel); it is ended here once proven. */
+  readonly onWorker: (prover: ProverClient) => void
+}
+
+/**
+ * `register`'s data for `account`: its keys from Freighter's signMessage (asked twice: nothing registered yet to
+ * compare with), the register proof made in a worker started for it — the circuit, the CRS and bb load while the
+ * wallet signs. Registering needs no openings (both balances start at zero).
+ */
+export const proveRegistration = async (chain: Chain, account: string, options: RegisterProofOptions): Promise<Uint8Array> => {
+  const { deployment, reader } = chain
+  const circuits = await loadCircuits()
+  options.onStage("keys")
+  const prover = startWorker(circuits, ["register"], deployment.networkPassphrase, options.onProgress)
+  options.onWorker(prover)
+  try {
+    const keys = await keysFromSigner({ signer: { signMessage }, account, contract: deployment.contract, networkPassphrase: deployment.networkPassphrase })
+    options.onStage("prover")
+    const ready = await prover.ready
+    options.onStage("prover", `on ${ready.threads} thread${ready.threads === 1 ? "" : "s"}`)
+    const setup = { prover: workerProver(prover), circuits: circuits.circuits, version: circuits.manifest.commit }
+    const wallet = await settle(openWallet({ keys, account, reader, setup, store: new MemoryStore() }))
+    return await settle(wallet.proveRegister())
+  } finally {
+    prover.cancel()
+  }
+}

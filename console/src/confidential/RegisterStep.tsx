@@ -1,19 +1,9 @@
 import { Button, Notification } from "@stellar/design-system"
-import { useEffect, useState } from "react"
+import { seconds, useTicking } from "../components/Ticking.ts"
 import { type Stage, STAGE_LABELS, STAGES } from "./Stages.ts"
 import { type Registration, type StepTime, useRegistration } from "./useRegistration.ts"
 
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 
-/** Re-renders every `ms` while `on`: the running step's clock. */
-const useTicking = (on: boolean, ms: number) => {
-  const [, setNow] = useState(0)
-  useEffect(() => {
-    if (!on) return undefined
-    const timer = setInterval(() => setNow(performance.now()), ms)
-    return () => clearInterval(timer)
-  }, [on, ms])
-}
 
 const Steps = ({ times, current, failed }: { readonly times: Partial<Record<Stage, StepTime>>; readonly current?: Stage; readonly failed?: boolean }) => (
   <ol className="steps">

@@ -3,21 +3,12 @@
 // proof made in the prover's Web Worker, the transaction prepared through the service's read-only Stellar RPC gateway
 // (POST /stellar-rpc), signed by Freighter and sponsored by the service (POST /contractor/register). Nothing secret
 // leaves the page: the service sees the signed transaction, whose proof and public keys the chain sees too.
-import {
-  keysFromSigner,
-  MemoryStore,
-  openWallet,
-  prepareCall,
-  type ProgressEvent,
-  type ProverClient,
-  SimulationRefusedError
-} from "@confidential-payroll/client/confidential"
-import { signMessage, signTransaction } from "@stellar/freighter-api"
+import { prepareCall, type ProgressEvent, type ProverClient, SimulationRefusedError } from "@confidential-payroll/client/confidential"
+import { signTransaction } from "@stellar/freighter-api"
 import { clientFor, run } from "../api/Client.ts"
-import { chainOf, loadCircuits, settle, startWorker } from "./BrowserWallet.ts"
+import { chainOf, proveRegistration } from "./BrowserWallet.ts"
 import type { RegistrationOutcome, Stage } from "./Stages.ts"
 import { inWords } from "./Words.ts"
-import { workerProver } from "./WorkerProver.ts"
 
 export interface RegistrationOptions {
   /** The signed-in wallet's account (G…), which registers. */
@@ -57,21 +48,14 @@ export const registerWithToken = async (options: RegistrationOptions): Promise<R
     const { deployment, server, reader } = await chainOf(options.session)
     if ((await reader.account(account)) !== undefined) return { kind: "already-registered" }
 
-    // The prover loads its circuit, the CRS and bb while the wallet signs: it is ready sooner.
-    const circuits = await loadCircuits()
-    step("keys")
-    prover = startWorker(circuits, ["register"], deployment.networkPassphrase, (event) => {
-      const stage = stageOf(event)
-      if (stage !== undefined && !signal.aborted) options.onStage(stage)
+    const data = await proveRegistration({ deployment, server, reader }, account, {
+      onStage: (stage, note) => (note === undefined ? step(stage) : options.onStage(stage, note)),
+      onProgress: (event) => {
+        const stage = stageOf(event)
+        if (stage !== undefined && !signal.aborted) options.onStage(stage)
+      },
+      onWorker: (worker) => { prover = worker }
     })
-    const keys = await keysFromSigner({ signer: { signMessage }, account, contract: deployment.contract, networkPassphrase: deployment.networkPassphrase })
-    step("prover")
-    const ready = await prover.ready
-    options.onStage("prover", `on ${ready.threads} thread${ready.threads === 1 ? "" : "s"}`)
-    const setup = { prover: workerProver(prover), circuits: circuits.circuits, version: circuits.manifest.commit }
-    const wallet = await settle(openWallet({ keys, account, reader, setup, store: new MemoryStore() }))
-    const data = await settle(wallet.proveRegister())
-    prover.cancel()
 
     step("preparing")
     const source = await server.getAccount(account)

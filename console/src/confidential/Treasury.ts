@@ -8,9 +8,6 @@
 import {
   type Balances,
   type Cursor,
-  keysFromSigner,
-  MemoryStore,
-  openWallet,
   prepareCall,
   type ProgressEvent,
   type ProverClient,
@@ -20,13 +17,12 @@ import {
   type TokenDeployment,
   walletStateKey
 } from "@confidential-payroll/client/confidential"
-import { signMessage, signTransaction } from "@stellar/freighter-api"
+import { signTransaction } from "@stellar/freighter-api"
 import { Effect } from "effect"
 import { clientFor, run } from "../api/Client.ts"
-import { type BrowserWallet, chainOf, loadCircuits, openBrowserWallet, settle, startWorker, walletStore } from "./BrowserWallet.ts"
+import { type BrowserWallet, chainOf, openBrowserWallet, proveRegistration, settle, walletStore } from "./BrowserWallet.ts"
 import type { TreasuryStage } from "./TreasuryStages.ts"
 import { treasuryWords } from "./TreasuryWords.ts"
-import { workerProver } from "./WorkerProver.ts"
 
 /** What the page knows before any key is derived: read from the chain and from this browser's storage. */
 export interface TreasuryStatus {
@@ -132,22 +128,14 @@ export const registerTreasury = async (account: string, session: string, options
     const chain = await chainOf(session)
     const { deployment, reader } = chain
     if ((await reader.account(account)) !== undefined) return undefined
-    // The prover loads its circuit, the CRS and bb while Freighter signs: it is ready sooner.
-    const circuits = await loadCircuits()
-    step("keys")
-    prover = startWorker(circuits, ["register"], deployment.networkPassphrase, (event) => {
-      const stage = registerStage(event)
-      if (stage !== undefined && !signal.aborted) options.onStage(stage)
+    const data = await proveRegistration(chain, account, {
+      onStage: (stage, note) => (note === undefined ? step(stage) : options.onStage(stage, note)),
+      onProgress: (event) => {
+        const stage = registerStage(event)
+        if (stage !== undefined && !signal.aborted) options.onStage(stage)
+      },
+      onWorker: (worker) => { prover = worker }
     })
-    const keys = await keysFromSigner({ signer: { signMessage }, account, contract: deployment.contract, networkPassphrase: deployment.networkPassphrase })
-    step("prover")
-    const ready = await prover.ready
-    options.onStage("prover", `on ${ready.threads} thread${ready.threads === 1 ? "" : "s"}`)
-    // Registering needs no openings: both balances start at zero, which the treasury's own wallet opens next.
-    const setup = { prover: workerProver(prover), circuits: circuits.circuits, version: circuits.manifest.commit }
-    const wallet = await settle(openWallet({ keys, account, reader, setup, store: new MemoryStore() }))
-    const data = await settle(wallet.proveRegister())
-    prover.cancel()
     stopIfAborted(signal)
     return await sendCall(chain, account, session, { fn: "register", account, auditorId: deployment.auditorId, data }, options).catch((error: unknown) => {
       if (error instanceof SimulationRefusedError && ALREADY_REGISTERED.test(error.error)) return undefined

@@ -1,20 +1,12 @@
 import { Button, Notification } from "@stellar/design-system"
-import { useEffect, useState } from "react"
+import { seconds, useTicking } from "../components/Ticking.ts"
+
+export { seconds }
 import { formatAmount } from "../lib/Amount.ts"
 import { JOB_TITLES, stageWords, type TreasuryJob } from "./TreasuryStages.ts"
 import type { Job } from "./useTreasury.ts"
 
-export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 
-/** Re-renders every `ms` while `on`: the running step's clock. */
-const useTicking = (on: boolean, ms: number) => {
-  const [, setNow] = useState(0)
-  useEffect(() => {
-    if (!on) return undefined
-    const timer = setInterval(() => setNow(performance.now()), ms)
-    return () => clearInterval(timer)
-  }, [on, ms])
-}
 
 /** Whether stopping it now leaves nothing half done: nothing was signed yet (a signed call is followed to the ledger). */
 const stoppable = (job: Extract<Job, { phase: "running" }>) =>
