@@ -23,7 +23,7 @@ const root = Path.resolve(import.meta.dirname, "../..")
 export const TEST_CRS_DIR = Path.join(root, "node_modules/.cache/confidential-payroll/crs")
 const CIRCUITS_DIR = Path.join(root, "client/circuits/8af46e2c")
 /** The first 32,769 points, as many as Aztec Ignition's prefix: enough for every circuit (2^15 gates at most). */
-const CRS_POINTS = 32_769
+export const CRS_POINTS = 32_769
 
 const artifact = (name: string) => JSON.parse(readFileSync(Path.join(CIRCUITS_DIR, `${name}.json`), "utf8")) as CircuitArtifact
 const manifest = () => JSON.parse(readFileSync(Path.join(CIRCUITS_DIR, "manifest.json"), "utf8")) as Manifest
