@@ -44,7 +44,7 @@ export const personAt = async (browser: Browser, app: Pick<TestAppShape, "url">,
 /** Every page a suite visits: no serious or critical axe violation, and its screenshots at 375 and 1440 pixels. */
 export const inspect = async (person: Pick<Person, "page">, name: string) => {
   const violations = await axeViolations(person.page)
-  // node:assert, not vitest's expect: bench/console-pay.ts runs these helpers outside vitest.
+  // node:assert, not vitest's expect: bench/console-pay.run.ts runs these helpers outside vitest.
   deepStrictEqual({ page: name, violations }, { page: name, violations: [] })
   await screenshots(person.page, name)
 }

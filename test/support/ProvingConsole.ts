@@ -1,7 +1,7 @@
 // What the console's suites that prove in Chromium share: the service on the loopback ledger whose token verifies
 // every proof (bb.js, the test CRS), told where the token's registries are and serving the test CRS; accounts that
 // register with real proofs from Node; a member's sealing key derived as their browser derives it. Also run outside
-// vitest (bench/console-pay.ts): its checks are node:assert's.
+// vitest (bench/console-pay.run.ts): its checks are node:assert's.
 import { strictEqual } from "node:assert/strict"
 import { Keypair, rpc } from "@stellar/stellar-sdk"
 import { Effect, Layer, Schedule } from "effect"
@@ -21,7 +21,7 @@ export const REGISTRIES = new LoopbackConfidentialToken(CONFIDENTIAL_TOKEN, () =
 
 /**
  * The service where the token verifies every proof, told where its registries are and serving the test CRS; a ledger
- * closes every `ledgerIntervalMs` (100 in the suites; bench/console-pay.ts takes testnet's 5 s).
+ * closes every `ledgerIntervalMs` (100 in the suites; bench/console-pay.run.ts takes testnet's 5 s).
  */
 export const provingApp = (ledgerIntervalMs = 100) => Layer.unwrapScoped(Effect.map(proofVerifier, (verifier) =>
   TestAppLive({

@@ -47,7 +47,7 @@ export interface PayOptions extends PayEvents {
 }
 
 /** Pays `items` in order, one transfer per ledger; answers each payout's result. */
-/** A performance mark for each step of each payout (`payout:<step>:<payoutId>`): devtools and bench/console-pay.ts read them. */
+/** A performance mark for each step of each payout (`payout:<step>:<payoutId>`): devtools and bench/console-pay.run.ts read them. */
 const mark = (step: PayoutStep, payoutId: string) => performance.mark(`payout:${step}:${payoutId}`)
 
 export const payBatch = async (options: PayOptions): Promise<ReadonlyArray<SignedResult & { readonly payoutId: PayoutId }>> => {
