@@ -33,7 +33,8 @@ const refusal = (batch: Batch, me: Me, amounts: BatchAmounts): string | undefine
   if (me.method !== "sep10") return "Payouts are signed by a wallet: sign in with Freighter to pay."
   if (batch.status === "paused") return "The batch is paused: resume it to pay."
   if (batch.status !== "ready" && batch.status !== "started") return `A ${batch.status} batch is not paid.`
-  if (batch.approvals.length < batch.approvalsRequired) return `It needs ${batch.approvalsRequired - batch.approvals.length} more approval before it is paid.`
+  const missing = batch.approvalsRequired - batch.approvals.length
+  if (missing > 0) return `It needs ${missing === 1 ? "1 more approval" : `${missing} more approvals`} before it is paid.`
   if (amounts.sealed === null) return "No amounts were sealed with this batch: there is nothing to pay."
   if (amounts.opened === undefined) return "Unlock the amounts above: they are what is paid."
   // The approvals name the digest of what they approved: the payer pays those amounts, not others.
@@ -160,7 +161,7 @@ export const Pay = ({ batch, me, payouts, amounts, nameOf }: {
             </>
           )
           : <p className="muted">{payable.length === 0 ? (inFlight.length > 0 ? "" : "Every payout of this batch is sent.") : "Loading the contractors' addresses…"}</p>}
-        {state === undefined ? null : (
+        {state === undefined || (!running && error === undefined && items.length === 0) ? null : (
           <div aria-live="polite">
             <p className="small">
               {STAGE_WORDS[state.stage]}{state.note === undefined ? "" : ` (${state.note})`}
