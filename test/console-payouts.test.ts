@@ -103,7 +103,12 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
 
         await page.getByRole("button", { name: "Show amounts" }).click()
         const totals = page.getByRole("region", { name: "Received by organization and month" })
-        await totals.waitFor({ timeout: 60_000 })
+        // Opening the wallet starts the prover's worker and waits out the archive: minutes on a loaded machine (a full
+        // npm test once took longer than 60 s here). What the page shows when it does not come is kept.
+        await totals.waitFor({ timeout: 180_000 }).catch(async (e: unknown) => {
+          await page.screenshot({ path: "test/screenshots/payouts-stuck.png", fullPage: true })
+          throw e
+        })
         expect(person.confirmations).toEqual({ signMessage: 1, signTransaction: 1 })
         // Each payout's amount beside its batch; the totals per organization for the month the ledgers closed in.
         const payouts = (batch: string) => rowOf(page, "Payouts", batch).locator("td[data-label='Amount']")
