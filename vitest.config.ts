@@ -21,7 +21,7 @@ export default defineConfig({
           name: "e2e",
           include: ["test/**/*.test.ts"],
           exclude: [...configDefaults.exclude, "test/unit/**"],
-          globalSetup: ["test/support/EmbeddedCluster.ts", "test/support/TestCrsSetup.ts"]
+          globalSetup: ["test/support/EmbeddedCluster.ts"]
         }
       }
     ]

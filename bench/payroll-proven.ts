@@ -19,7 +19,7 @@ import { keysFromRawRoot } from "../client/src/confidential/crypto/KeyDerivation
 import { STANDALONE_PASSPHRASE } from "../client/src/confidential/proving/CrsFiles.ts"
 import { makeProver } from "../client/src/confidential/proving/Prover.ts"
 import { MemoryStore } from "../client/src/confidential/state/Store.ts"
-import { deploymentOf, proofVerifier, provingSetup, testCrs } from "../test/support/ConfidentialProving.ts"
+import { crs, deploymentOf, proofVerifier, provingSetup } from "../test/support/ConfidentialProving.ts"
 import { LoopbackRpc } from "../test/support/LoopbackRpc.ts"
 import { decodeArchiveEvent } from "../client/src/confidential/state/ArchiveEvents.ts"
 
@@ -42,7 +42,7 @@ const run = (scenario: Scenario) =>
     const deployment = deploymentOf(token, ledger.networkPassphrase)
     const reader = new ChainReader(server, deployment)
     const base = yield* provingSetup
-    const setup = THREADS === 1 ? base : { ...base, prover: yield* makeProver({ crs: yield* testCrs, threads: THREADS }) }
+    const setup = THREADS === 1 ? base : { ...base, prover: yield* makeProver({ crs: yield* crs, threads: THREADS }) }
 
     const send = (key: Keypair, call: TokenCall) =>
       Effect.promise(async () => {

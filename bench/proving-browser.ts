@@ -15,18 +15,17 @@ import { readFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import * as Path from "node:path"
 import { type CircuitArtifact, loadCircuit, type Manifest } from "../client/src/confidential/proving/Artifacts.ts"
-import { ensureTestCrs, STANDALONE_PASSPHRASE } from "../client/src/confidential/proving/CrsFiles.ts"
+import { crsDirFromEnv, loadCrsDir } from "../client/src/confidential/proving/CrsFiles.ts"
 import { makeProver } from "../client/src/confidential/proving/Prover.ts"
 import { buildAll, CIRCUITS_DIR, launchChromium, provePage, serveSite, startTrap } from "../test/support/ProverBrowser.ts"
 import type { PagedCircuit } from "../test/support/ProverPage.ts"
 
-const root = Path.resolve(import.meta.dirname, "..")
 const runs = Number(process.env["BENCH_RUNS"] ?? "3")
-const crsDir = process.env["CRS_DIR"] ?? Path.join(root, "node_modules/.cache/confidential-payroll/crs")
+const crsDir = crsDirFromEnv()
 const json = <A>(file: string) => JSON.parse(readFileSync(Path.join(CIRCUITS_DIR, file), "utf8")) as A
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
 
-const { crs } = await Effect.runPromise(ensureTestCrs(crsDir, 32_769))
+const crs = await Effect.runPromise(loadCrsDir(crsDir))
 const built = await buildAll()
 const plain = await serveSite(built, crsDir, false)
 const isolated = await serveSite(built, crsDir, true)
@@ -48,12 +47,12 @@ try {
         const load = (name: PagedCircuit) => loadCircuit(name, json<CircuitArtifact>(`${name}.json`), manifest)
         const circuits = { register: yield* load("register"), transfer: yield* load("transfer") }
         const verifier = yield* makeProver({ crs, threads: 1 })
-        console.log(`${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), ${version}, ${runs} proofs a circuit and case, CRS ${crs.kind} ${crs.points} points`)
+        console.log(`${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), ${version}, ${runs} proofs a circuit and case, Aztec Ignition's CRS (${crs.points} points)`)
         console.log(`bundle: ${built.prover.files.map((f) => f.name).join(", ")}\n`)
         console.log("case                 threads  setup ms  vk ms (reg/tr)  register ms (each)    transfer ms (each)    main-thread gap ms  renderer PSS MB  load")
         for (const c of CASES) {
           const run = yield* Effect.promise(() =>
-            provePage(chromium, c.site, { runs, networkPassphrase: STANDALONE_PASSPHRASE, ...(c.threads === undefined ? {} : { threads: c.threads }) })
+            provePage(chromium, c.site, { runs, ...(c.threads === undefined ? {} : { threads: c.threads }) })
           )
           const r = run.result
           for (const p of r.proofs) {

@@ -1,7 +1,7 @@
 // Proof time and memory of the confidential client's prover (bb.js 0.87 UltraHonk, keccak, in Node), for the
 // register and transfer circuits with 1 and 2 bb threads. A benchmark, not a test: it prints figures.
 //
-//   node_modules/.bin/node bench/proving.ts          (BENCH_RUNS=3 proofs per case; CRS_DIR or the test CRS cache)
+//   node_modules/.bin/node bench/proving.ts          (BENCH_RUNS=3 proofs per case; CRS_DIR, else the project's copy of Aztec Ignition's CRS)
 //
 // Each case runs in a child process of its own, so its peak RSS (sampled every 10 ms; bb's wasm memory lives in
 // worker threads of the same process) is its own. Timings include witness execution (noir_js), not the VK.
@@ -13,7 +13,7 @@ import * as Path from "node:path"
 import { H, scalarMul } from "../client/src/confidential/crypto/Grumpkin.ts"
 import { keysFromRawRoot } from "../client/src/confidential/crypto/KeyDerivation.ts"
 import { type CircuitArtifact, type CircuitName, loadCircuit, type Manifest } from "../client/src/confidential/proving/Artifacts.ts"
-import { ensureTestCrs, loadCrsDir, STANDALONE_PASSPHRASE } from "../client/src/confidential/proving/CrsFiles.ts"
+import { crsDirFromEnv, loadCrsDir } from "../client/src/confidential/proving/CrsFiles.ts"
 import { makeProver } from "../client/src/confidential/proving/Prover.ts"
 import { registerWitness } from "../client/src/confidential/witness/Register.ts"
 import { transferWitness } from "../client/src/confidential/witness/Transfer.ts"
@@ -65,7 +65,7 @@ const child = async (circuitName: CircuitName, threads: number, crsDir: string):
   const figures = await Effect.runPromise(
     Effect.scoped(
       Effect.gen(function* () {
-        const crs = yield* loadCrsDir(crsDir, STANDALONE_PASSPHRASE)
+        const crs = yield* loadCrsDir(crsDir)
         const circuit = yield* loadCircuit(circuitName, artifact, manifest)
         const prover = yield* makeProver({ crs, threads })
         let t = performance.now()
@@ -95,10 +95,9 @@ if (mode === "--child") {
   process.exit(0)
 }
 
-const crsDir = process.env["CRS_DIR"] ?? Path.join(root, "node_modules/.cache/confidential-payroll/crs")
-const started = performance.now()
-const { crs, made } = await Effect.runPromise(ensureTestCrs(crsDir, 32_769))
-console.log(`CRS: ${crs.kind}, ${crs.points} points in ${crsDir} (${made ? `made in ${((performance.now() - started) / 1000).toFixed(1)} s` : "reused"})`)
+const crsDir = crsDirFromEnv()
+const crs = await Effect.runPromise(loadCrsDir(crsDir))
+console.log(`CRS: Aztec Ignition's, ${crs.points} points in ${crsDir}`)
 console.log(`${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), Node ${process.version}, ${runs} proofs a case\n`)
 console.log("circuit   threads   vk ms   prove ms (each)         verify ms   RSS start→peak MB   heap peak MB")
 for (const [circuit, threads] of CASES) {

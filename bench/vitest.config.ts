@@ -7,7 +7,7 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["bench/**/*.run.ts"],
-    globalSetup: ["test/support/EmbeddedCluster.ts", "test/support/TestCrsSetup.ts"],
+    globalSetup: ["test/support/EmbeddedCluster.ts"],
     pool: "forks",
     maxWorkers: 1,
     minWorkers: 1,

@@ -8,9 +8,9 @@ import { proofVerifier } from "../test/support/ConfidentialProving.ts"
 export const DEMO_TOKEN = StrKey.encodeContract(Buffer.alloc(32, 0x5e))
 
 /**
- * The loopback Stellar RPC the suites use, on a standalone network (where a test CRS is accepted), closing a ledger
- * every `ledgerMs`, with the confidential token emulation deployed at DEMO_TOKEN verifying real proofs (bb.js, with
- * the verification keys of the project's circuits over the test CRS). Closed with the scope.
+ * The loopback Stellar RPC the suites use, on a standalone network, closing a ledger every `ledgerMs`, with the
+ * confidential token emulation deployed at DEMO_TOKEN verifying real proofs (bb.js, against OZ's published
+ * verification keys). Closed with the scope.
  */
 export const demoLedger = (ledgerMs: number) =>
   Effect.gen(function*() {

@@ -8,7 +8,9 @@ import { prepareCall, type TokenCall } from "../client/src/confidential/chain/Ca
 import type { TokenDeployment } from "../client/src/confidential/chain/Deployment.ts"
 import type { ProvingSetup } from "../client/src/confidential/Circuits.ts"
 import { loadCrsDir, openProvingSetup } from "../client/src/confidential/node.ts"
-import { deploymentOf, provingSetup, TEST_CRS_DIR } from "../test/support/ConfidentialProving.ts"
+import { BUNDLED_CRS_DIR } from "../client/src/confidential/proving/CrsFiles.ts"
+import { deploymentOf, provingSetup } from "../test/support/ConfidentialProving.ts"
+import { checkedDeployment } from "./DemoDeployment.ts"
 import { DEMO_TOKEN, demoLedger } from "./DemoLedger.ts"
 import { type DemoFailure, step } from "./Step.ts"
 
@@ -23,6 +25,8 @@ export interface DemoNetwork {
   readonly networkPassphrase: string
   /** The confidential token and the two registries it calls (the client reads keys from them). */
   readonly deployment: TokenDeployment
+  /** The auditor every `register` names (CONFIDENTIAL_AUDITOR_ID on a network; 0 on the loopback). */
+  readonly auditorId: number
   /** What the service the demo starts is told about the network (STELLAR_RPC_URL, CRS_DIR, …). */
   readonly serviceEnv: Readonly<Record<string, string>>
   /** The client's prover: the circuits the project pins, bb.js, and the CRS this network accepts. */
@@ -108,15 +112,15 @@ export const loopbackNetwork = (ledgerMs: number) =>
       rpcUrl: ledger.url,
       networkPassphrase: ledger.networkPassphrase,
       deployment,
+      auditorId: 0,
       serviceEnv: {
         STELLAR_RPC_URL: ledger.url,
         FRIENDBOT_URL: ledger.url,
         NETWORK_PASSPHRASE: ledger.networkPassphrase,
-        CONFIDENTIAL_TOKEN_CONTRACT: DEMO_TOKEN,
-        CRS_DIR: TEST_CRS_DIR
+        CONFIDENTIAL_TOKEN_CONTRACT: DEMO_TOKEN
       },
       provingSetup,
-      provingTitle: "Loading the prover (OZ's circuits at 8af46e2c, bb.js, the test CRS)",
+      provingTitle: "Loading the prover (OZ's circuits at 8af46e2c, bb.js, Aztec Ignition's CRS)",
       amounts: undefined,
       startingBalances: { employer: 10_000n * UNIT, sponsor: 10_000n * UNIT, contractor: 0n, faucet: 10_000n * UNIT },
       createAccounts: (accounts) =>
@@ -136,23 +140,27 @@ export const loopbackNetwork = (ledgerMs: number) =>
 
 // ---- a network the demo did not start (network mode) ----
 
-/** What network mode needs besides DEMO_FUNDER_SECRET, each checked before anything starts. */
-const REQUIRED = [
-  "STELLAR_RPC_URL",
-  "NETWORK_PASSPHRASE",
-  "CONFIDENTIAL_TOKEN_CONTRACT",
-  "CONFIDENTIAL_AUDITOR_CONTRACT",
-  "CONFIDENTIAL_VERIFIER_CONTRACT",
-  "CRS_DIR"
-] as const
+/**
+ * What network mode needs besides DEMO_FUNDER_SECRET, each checked before anything starts. The token names its
+ * registries (its instance storage), so CONFIDENTIAL_AUDITOR_CONTRACT and CONFIDENTIAL_VERIFIER_CONTRACT are optional
+ * (checked against the token when set), as are CONFIDENTIAL_AUDITOR_ID (default 0) and CRS_DIR (default: the CRS the
+ * tree carries).
+ */
+const REQUIRED = ["STELLAR_RPC_URL", "NETWORK_PASSPHRASE", "CONFIDENTIAL_TOKEN_CONTRACT"] as const
+const REGISTRIES = ["CONFIDENTIAL_AUDITOR_CONTRACT", "CONFIDENTIAL_VERIFIER_CONTRACT"] as const
 
 export interface NetworkSettings {
   readonly funder: Keypair
   readonly rpcUrl: string
   readonly networkPassphrase: string
-  readonly deployment: TokenDeployment
+  readonly token: string
+  /** CONFIDENTIAL_AUDITOR_CONTRACT and CONFIDENTIAL_VERIFIER_CONTRACT, when set: what the token must name. */
+  readonly registries: { readonly auditorRegistry?: string; readonly verifierRegistry?: string }
+  readonly auditorId: number
   readonly crsDir: string
 }
+
+const U32 = /^\d{1,10}$/
 
 const isHttpUrl = (text: string) => {
   try {
@@ -177,9 +185,12 @@ export const demoMode = (env: NodeJS.ProcessEnv):
   const wrong = [
     ...(StrKey.isValidEd25519SecretSeed(value("DEMO_FUNDER_SECRET")) ? [] : ["DEMO_FUNDER_SECRET is not a Stellar secret seed (S...)"]),
     ...(value("STELLAR_RPC_URL") === "" || isHttpUrl(value("STELLAR_RPC_URL")) ? [] : ["STELLAR_RPC_URL is not an http(s) URL"]),
-    ...(["CONFIDENTIAL_TOKEN_CONTRACT", "CONFIDENTIAL_AUDITOR_CONTRACT", "CONFIDENTIAL_VERIFIER_CONTRACT"] as const)
+    ...(["CONFIDENTIAL_TOKEN_CONTRACT", ...REGISTRIES] as const)
       .filter((name) => value(name) !== "" && !StrKey.isValidContract(value(name)))
-      .map((name) => `${name} is not a contract address (C...)`)
+      .map((name) => `${name} is not a contract address (C...)`),
+    ...(value("CONFIDENTIAL_AUDITOR_ID") === "" || (U32.test(value("CONFIDENTIAL_AUDITOR_ID")) && Number(value("CONFIDENTIAL_AUDITOR_ID")) <= 0xffffffff)
+      ? []
+      : ["CONFIDENTIAL_AUDITOR_ID is not an auditor id (a u32)"])
   ]
   if (missing.length > 0 || wrong.length > 0) {
     const parts = [...(missing.length > 0 ? [`set ${missing.join(", ")}`] : []), ...wrong]
@@ -188,20 +199,19 @@ export const demoMode = (env: NodeJS.ProcessEnv):
       line: `✗ npm run demo on a network (DEMO_FUNDER_SECRET is set): ${parts.join("; ")} (README.md, "The demo on a network")`
     }
   }
-  const networkPassphrase = value("NETWORK_PASSPHRASE")
+  const set = (name: string) => (value(name) === "" ? undefined : value(name))
+  const auditorRegistry = set("CONFIDENTIAL_AUDITOR_CONTRACT")
+  const verifierRegistry = set("CONFIDENTIAL_VERIFIER_CONTRACT")
   return {
     mode: "network",
     settings: {
       funder: Keypair.fromSecret(value("DEMO_FUNDER_SECRET")),
       rpcUrl: value("STELLAR_RPC_URL"),
-      networkPassphrase,
-      deployment: {
-        contract: value("CONFIDENTIAL_TOKEN_CONTRACT"),
-        auditorRegistry: value("CONFIDENTIAL_AUDITOR_CONTRACT"),
-        verifierRegistry: value("CONFIDENTIAL_VERIFIER_CONTRACT"),
-        networkPassphrase
-      },
-      crsDir: value("CRS_DIR")
+      networkPassphrase: value("NETWORK_PASSPHRASE"),
+      token: value("CONFIDENTIAL_TOKEN_CONTRACT"),
+      registries: { ...(auditorRegistry === undefined ? {} : { auditorRegistry }), ...(verifierRegistry === undefined ? {} : { verifierRegistry }) },
+      auditorId: Number(set("CONFIDENTIAL_AUDITOR_ID") ?? "0"),
+      crsDir: set("CRS_DIR") ?? BUNDLED_CRS_DIR
     }
   }
 }
@@ -220,10 +230,10 @@ const NETWORK_POLL = { attempts: 120, everyMs: 1_000 }
  */
 export const externalNetwork = (settings: NetworkSettings) =>
   Effect.gen(function*() {
-    const { funder, rpcUrl, networkPassphrase, deployment, crsDir } = settings
+    const { funder, rpcUrl, networkPassphrase, auditorId, crsDir } = settings
     const server = rpcServer(rpcUrl)
-    // everything checked before the funder spends anything: the network, the funder, and a CRS it accepts (the
-    // service and the prover would refuse a test CRS on testnet or the public network only later)
+    // everything checked before the funder spends anything: the network, the funder, the CRS (the service and the
+    // prover would refuse another than Ignition's only later)
     const latest = yield* step(
       `Using the Stellar network at ${rpcUrl} ("${networkPassphrase}"): the demo starts no ledger of its own`,
       attempt(async () => {
@@ -234,12 +244,16 @@ export const externalNetwork = (settings: NetworkSettings) =>
         const funderAccount = await server.getAccount(funder.publicKey()).catch(() => undefined)
         if (funderAccount === undefined) throw new Error(`the funder ${funder.publicKey()} (DEMO_FUNDER_SECRET) has no account on this network`)
         return (await server.getLatestLedger()).sequence
-      }).pipe(Effect.zipLeft(loadCrsDir(crsDir, networkPassphrase)))
+      }).pipe(Effect.zipLeft(loadCrsDir(crsDir)))
+    )
+    const deployment = yield* step(
+      `Reading the token ${settings.token}'s deployment from its instance storage, and auditor ${auditorId}'s key (CONFIDENTIAL_AUDITOR_ID)`,
+      attempt(() => checkedDeployment(server, settings))
     )
     // 1.0000000, 1.1000000, … USDC: small enough for a funder a faucet filled
     const amounts = [0n, 1n, 2n, 3n, 4n].map((i) => UNIT + i * (UNIT / 10n))
     yield* Console.log([
-      `  the token ${deployment.contract}, its auditor registry ${deployment.auditorRegistry}, its verifier registry ${deployment.verifierRegistry}`,
+      `  the token ${deployment.contract}, its auditor registry ${deployment.auditorRegistry}, its verifier registry ${deployment.verifierRegistry}, its asset ${deployment.underlyingAsset}`,
       `  the funder ${funder.publicKey()}; the latest ledger ${latest}, where the service's archive starts (EVENTS_START_LEDGER)`,
       `  the payouts, kept small on a real network: ${amounts.map(amountText).join(", ")} USDC (${amountText(amounts.reduce((a, b) => a + b, 0n))} in all)`
     ].join("\n"))
@@ -248,14 +262,16 @@ export const externalNetwork = (settings: NetworkSettings) =>
       rpcUrl,
       networkPassphrase,
       deployment,
+      auditorId,
       serviceEnv: {
         STELLAR_RPC_URL: rpcUrl,
         NETWORK_PASSPHRASE: networkPassphrase,
         CONFIDENTIAL_TOKEN_CONTRACT: deployment.contract,
+        CONFIDENTIAL_AUDITOR_ID: String(auditorId),
         CRS_DIR: crsDir,
         EVENTS_START_LEDGER: String(latest)
       },
-      provingSetup: openProvingSetup({ crsDir, networkPassphrase }),
+      provingSetup: openProvingSetup({ crsDir }),
       provingTitle: `Loading the prover (OZ's circuits at 8af46e2c, bb.js, the CRS in ${crsDir})`,
       amounts,
       // the employer pays its own register and merge; the sponsor (the service's SPONSOR_SECRET) every fee-bump;

@@ -58,7 +58,7 @@ const addContractor = (url: string, network: DemoNetwork, setup: ProvingSetup, s
     })
     const wallet = yield* demoWallet(network, setup, key)
     const [data, ms] = yield* timed(wallet.proveRegister())
-    const signed = yield* signedCall(network, key, { fn: "register", account: key.publicKey(), auditorId: 0, data })
+    const signed = yield* signedCall(network, key, { fn: "register", account: key.publicKey(), auditorId: network.auditorId, data })
     const own = yield* makeClient(url, yield* signIn(url, key))
     yield* own.contractorPortal.register({ payload: { signedXDR: signed.toXDR() } })
     const contractor = yield* client.contractors.check({ path: { id: added.id } })
@@ -104,7 +104,7 @@ export const demoPayroll = (
       Effect.gen(function*() {
         const wallet = yield* demoWallet(network, setup, key)
         const [data, ms] = yield* timed(wallet.proveRegister())
-        yield* sendCall(network, key, { fn: "register", account: key.publicKey(), auditorId: 0, data })
+        yield* sendCall(network, key, { fn: "register", account: key.publicKey(), auditorId: network.auditorId, data })
         yield* network.fundEmployer(key, TOTAL)
         yield* sendCall(network, key, { fn: "merge", account: key.publicKey() })
         const balances = yield* syncUntil(url, token, wallet, (b) => b.spendable === TOTAL)

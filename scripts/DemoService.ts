@@ -14,13 +14,15 @@ const KEPT_OUTPUT = 64 * 1024
 
 /**
  * Settings of the service that the caller's environment must not change for the demo (the network's own are set from
- * DemoNetwork's `serviceEnv`), and the demo's funder secret, which the service has no business seeing.
+ * DemoNetwork's `serviceEnv`; the token's registries the service reads from the token, which the demo checked them
+ * against), and the demo's funder secret, which the service has no business seeing.
  */
 const OVERRIDDEN = [
   "DATABASE_URL", "PUBLIC_URL", "NODE_ENV", "HOME_DOMAIN", "WEB_AUTH_DOMAIN", "CHANNEL_SECRETS", "USDC_CONTRACT",
   "VAULT_CONTRACT", "SPONSOR_ALLOWED_CONTRACTS", "SPONSOR_QUOTA", "OTEL_EXPORTER_OTLP_ENDPOINT",
   "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "PRIVY_APP_ID", "CORS_ORIGINS", "TRUSTED_PROXIES", "LOG_LEVEL", "FRIENDBOT_URL",
-  "EVENTS_START_LEDGER", "DEMO_FUNDER_SECRET"
+  "EVENTS_START_LEDGER", "DEMO_FUNDER_SECRET", "CONFIDENTIAL_AUDITOR_CONTRACT", "CONFIDENTIAL_VERIFIER_CONTRACT",
+  "CONFIDENTIAL_AUDITOR_ID"
 ]
 
 export class ServiceFailed extends Data.TaggedError("ServiceFailed")<{ readonly message: string }> {}

@@ -3,9 +3,10 @@
 // through the typed client. Everything it starts is stopped and removed when it ends, Ctrl-C included.
 //   npm run demo              runs it and stops
 //   npm run demo -- --keep    leaves the service and the ledger running until Ctrl-C, to look around
-// With DEMO_FUNDER_SECRET (and STELLAR_RPC_URL, NETWORK_PASSPHRASE, CONFIDENTIAL_TOKEN_CONTRACT,
-// CONFIDENTIAL_AUDITOR_CONTRACT, CONFIDENTIAL_VERIFIER_CONTRACT, CRS_DIR) it runs the same on that network instead,
-// starting no ledger of its own, the funder creating its accounts and funding the employer: the testnet smoke test.
+// With DEMO_FUNDER_SECRET (and STELLAR_RPC_URL, NETWORK_PASSPHRASE, CONFIDENTIAL_TOKEN_CONTRACT; optionally
+// CONFIDENTIAL_AUDITOR_ID, CRS_DIR, and the registries the token names, CONFIDENTIAL_AUDITOR_CONTRACT and
+// CONFIDENTIAL_VERIFIER_CONTRACT, checked against it) it runs the same on that network instead, starting no ledger of
+// its own, the funder creating its accounts and funding the employer: the testnet smoke test.
 import { FetchHttpClient } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
 import { Keypair } from "@stellar/stellar-sdk"

@@ -1,6 +1,6 @@
 // The confidential client end to end, with real proofs: OZ's circuits (client/circuits/8af46e2c) proven with bb.js
-// over a test CRS, verified by the loopback token with bb.js against the keys computed from the same artifacts and
-// CRS, the public inputs assembled as storage.rs does. The employer registers, deposits, merges and pays two chained
+// over Aztec Ignition's CRS, verified by the loopback token with bb.js against OZ's published verification keys, the
+// public inputs assembled as storage.rs does. The employer registers, deposits, merges and pays two chained
 // transfers through the service (POST /transfers/prepare, POST /transfer); the contractor's registration is
 // sponsored (POST /contractor/register); both rebuild their openings from the service's archive and decrypt.
 import { expect, layer } from "@effect/vitest"
@@ -50,7 +50,7 @@ const alterField = (data: Uint8Array, name: string) => {
 
 const sequenceOf = (app: TestAppShape, account: string) => loopbackSequence(app.rpc, account)
 
-// The layer's timeout covers building it (the test CRS, made once, and the verifier's keys); each test has its own.
+// The layer's timeout covers building it (the verifier's worker); each test has its own.
 layer(ProvingApp, { timeout: "300 seconds" })("the confidential client with real proofs", (it) => {
   it.effect("registers, deposits, merges, pays two chained transfers, decrypts them, withdraws", () =>
     Effect.gen(function*() {

@@ -56,7 +56,6 @@ describe("settings refused at start", () => {
           "AUDIT_CHECKPOINT_INTERVAL must be at least 1 second"
         ]
       ) expect(said).toContain(why)
-      // DATA_DIR elsewhere than ./.data, whose crs/ may hold a test CRS (npm run crs offline), refused on testnet.
       const [, , audit] = yield* under({ DATA_DIR: Path.join(tmpdir(), `payroll-no-crs-${randomUUID()}`) })(EverySetting)
       expect(Duration.toHours(audit.checkpointInterval)).toBe(24)
     }))

@@ -85,9 +85,9 @@ layer(Layer.mergeAll(TestAppLive(), ChromiumLive), { timeout: 300_000, excludeTe
         await approver.page.getByText("These amounts were sealed before you could read them.", { exact: false }).waitFor()
         expect(await approver.page.getByRole("button", { name: "Approve" }).isDisabled()).toBe(true)
 
-        // The initiator shares them with the approver (same ciphertext, one more wrapped key: the digest is kept).
-        await initiator.page.reload()
-        await initiator.page.getByRole("button", { name: "Unlock amounts with Freighter" }).click()
+        // The initiator's page, left open, learns of the approver's new key without a reload and offers to share
+        // (same ciphertext, one more wrapped key: the digest is kept).
+        await initiator.page.getByText("cannot read these amounts yet", { exact: false }).waitFor({ timeout: 20_000 })
         await initiator.page.getByRole("button", { name: "Share with 1 new member" }).click()
         await initiator.page.getByText("Sealed for 2 members", { exact: false }).waitFor()
 
@@ -105,7 +105,8 @@ layer(Layer.mergeAll(TestAppLive(), ChromiumLive), { timeout: 300_000, excludeTe
       const approved = yield* must(app, "GET", `/batches/${batch.id}`, owner.token)
       expect(approved.approvals).toEqual([expect.objectContaining({ by: approverMember.wallet.publicKey(), sealedAmountsDigest: stored.digest })])
 
-      // A member who joins later unlocks, is told to ask, and any reader (the approver) shares with them.
+      // A member who joins later unlocks and is told they will be shared the amounts; any reader's open page (the
+      // approver's) offers it at once.
       const adminMember = yield* joinAs(app, owner, "admin")
       const admin = yield* Effect.promise(() => personAt(browser, app, adminMember.wallet))
       yield* Effect.promise(async () => {
@@ -113,9 +114,7 @@ layer(Layer.mergeAll(TestAppLive(), ChromiumLive), { timeout: 300_000, excludeTe
         await heading(admin.page, "December 2026")
         await admin.page.getByRole("button", { name: "Unlock amounts with Freighter" }).click()
         await admin.page.getByText("These amounts were sealed before you could read them.", { exact: false }).waitFor()
-        await approver.page.reload()
-        await approver.page.getByRole("button", { name: "Unlock amounts with Freighter" }).click()
-        await approver.page.getByRole("button", { name: "Share with 1 new member" }).click()
+        await approver.page.getByRole("button", { name: "Share with 1 new member" }).click({ timeout: 20_000 })
         await approver.page.getByText("Sealed for 3 members", { exact: false }).waitFor()
         await approver.page.locator(".facts").getByText("1 of 1").waitFor()
         await amountCell(admin.page, "Katherine Johnson").getByText("1,000.25").waitFor({ timeout: 40_000 })

@@ -1,5 +1,5 @@
 // A contractor registers their wallet with the confidential token from the console, in Chromium (issue 31 §3, §4):
-// the service on the loopback ledger whose token verifies real proofs (bb.js, the test CRS), an organization invites
+// the service on the loopback ledger whose token verifies real proofs (bb.js, OZ's published keys), an organization invites
 // the contractor, who opens the invite with the Freighter stand-in, accepts, and registers in the page — keys from
 // Freighter's SEP-53 signMessage, the `register` proof in the prover's Web Worker (dist/prover, served at /app/prover/),
 // the transaction prepared through POST /stellar-rpc, signed by Freighter and sponsored (POST /contractor/register).
@@ -14,7 +14,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from "playwrig
 import { keysFromSigner } from "../client/src/confidential/crypto/KeyDerivation.ts"
 import { buildProver } from "../scripts/ProverBundle.ts"
 import { axeViolations, CHROMIUM, ensureConsoleBuilt, screenshots } from "./support/Browser.ts"
-import { keypairSigner, proofVerifier, TEST_CRS_DIR } from "./support/ConfidentialProving.ts"
+import { keypairSigner, proofVerifier } from "./support/ConfidentialProving.ts"
 import { heading, inspect } from "./support/ConsolePeople.ts"
 import { installFreighter } from "./support/FreighterStandIn.ts"
 import { LoopbackConfidentialToken } from "./support/LoopbackConfidentialToken.ts"
@@ -27,11 +27,10 @@ import { walletEmployer } from "./support/Transfer.ts"
 /** The registries the loopback deploys beside the token at CONFIDENTIAL_TOKEN (their ids derive from its id). */
 const REGISTRIES = new LoopbackConfidentialToken(CONFIDENTIAL_TOKEN, () => 0)
 
-/** The service where the token verifies every proof, told where its registries are and serving the test CRS. */
+/** The service where the token verifies every proof, told where its registries are and serving Ignition's CRS. */
 const ProvingApp = Layer.unwrapScoped(Effect.map(proofVerifier, (verifier) =>
   TestAppLive({
     ARCHIVE_POLL_INTERVAL: "200 millis",
-    CRS_DIR: TEST_CRS_DIR,
     CONFIDENTIAL_AUDITOR_CONTRACT: REGISTRIES.auditorRegistry,
     CONFIDENTIAL_VERIFIER_CONTRACT: REGISTRIES.verifierRegistry
   }, { ledgerIntervalMs: 100, verifier })))
@@ -227,6 +226,7 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: 300_000, excludeTestS
           contract: CONFIDENTIAL_TOKEN,
           auditorRegistry: REGISTRIES.auditorRegistry,
           verifierRegistry: REGISTRIES.verifierRegistry,
+          underlyingAsset: REGISTRIES.underlyingAsset,
           auditorId: 0,
           networkPassphrase: app.rpc.networkPassphrase
         })

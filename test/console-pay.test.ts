@@ -57,15 +57,35 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
           await page.screenshot({ path: "test/screenshots/batch-pay-stuck.png", fullPage: true })
           throw e
         })
+        // The keys live in this tab only: while it pays, the page says so and leaving it asks first.
+        await page.getByText("Paying: keep this tab open").waitFor()
         await inspect(person, "batch-pay-paying")
-        // The tab is reloaded mid-payroll: the key and the run are gone; the service's payout states are not.
+        // The tab is reloaded mid-payroll (the browser's prompt accepted): the key and the run are gone; the service's
+        // payout states are not, and the page says why Freighter is asked again.
+        const prompts: Array<string> = []
+        page.once("dialog", (dialog) => {
+          prompts.push(dialog.type())
+          void dialog.accept()
+        })
         await page.reload()
+        expect(prompts).toEqual(["beforeunload"])
         await heading(page, "January 2027")
+        const stopped = page.getByRole("region", { name: "Pay", exact: true })
+        await stopped.getByText("A reload stopped paying").waitFor()
+        const left = await stopped.getByText(/unlock again to continue paying the \d payouts? left/).textContent()
+        expect(left).toMatch(/^The keys stay only in the tab: unlock again to continue paying the [12] payouts? left\./)
+        await inspect(person, "batch-pay-reloaded")
         await page.getByRole("button", { name: "Unlock amounts with Freighter" }).click()
         const remaining = page.getByRole("button", { name: /^Pay \d remaining$/ })
         await remaining.waitFor({ timeout: 60_000 })
         await remaining.click({ timeout: 60_000 })
         await statusOf(page).getByText("completed").waitFor({ timeout: 180_000 })
+        // No prompt once the run is over: a reload leaves at once.
+        expect(await page.evaluate(`(() => {
+          const event = new Event("beforeunload", { cancelable: true })
+          window.dispatchEvent(event)
+          return event.defaultPrevented
+        })()`)).toBe(false)
         // Sign-in, and each of two sessions: the amounts (1 signature) and the keys (1); then one signature a payout —
         // a fourth when the reload came between a payout's signature and its submission (it is prepared again).
         expect(person.confirmations.signMessage).toBe(4)
@@ -83,6 +103,13 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
         }
         expect(await verdict.textContent()).toBe("3 of 3 sent payouts paid as approved.")
         expect(await page.getByRole("cell", { name: "paid as approved" }).count()).toBe(3)
+        // The loopback's network is a standalone one, which no explorer shows: each transaction is its hash, not a link.
+        const sent = page.getByRole("region", { name: "Payouts", exact: true })
+        expect(await sent.getByRole("link").count()).toBe(0)
+        expect(await sent.getByRole("button", { name: "Copy hash" }).count()).toBe(3)
+        const codes = await sent.locator("td[data-label='Transaction'] code").all()
+        const shown = await Promise.all(codes.map(async (c) => [await c.textContent(), (await c.getAttribute("title")) ?? ""] as const))
+        expect(shown.map(([text, hash]) => /^[0-9a-f]{64}$/.test(hash) && text === `${hash.slice(0, 6)}…${hash.slice(-6)}`)).toEqual([true, true, true])
         await inspect(person, "batch-pay-done")
         expect(person.problems).toEqual([])
       })

@@ -87,6 +87,9 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
         schedule: Schedule.spaced("200 millis"),
         until: (page) => (page.items as Array<{ status: string }>).filter((p) => p.status === "settled").length === 3
       }).pipe(Effect.timeout("30 seconds"), Effect.orDie)
+      const settled = (yield* must(app, "GET", "/contractor/payouts", contractorSession)).items as Array<{ batchName: string; hash: string }>
+      const hashes = settled.map((p) => p.hash)
+      const hashOf = (batch: string) => settled.find((p) => p.batchName === batch)!.hash
       yield* syncUntil(app.url, CONFIDENTIAL_TOKEN, contractor, (b) => b.receiving === total)
       expect(tokenOf(app).underlyingBalance(to)).toBe(0n)
 
@@ -125,6 +128,18 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
         const balance = page.getByRole("region", { name: "Your balance" })
         await balance.getByText("4,373.25 USDC").first().waitFor()
         const decrypted = (await balance.getByText(/transfers decrypted in this browser in \d+ ms/).textContent()) ?? ""
+        // The loopback's network is a standalone one, which no explorer shows: each transaction is its short hash (the
+        // whole in its tooltip) with a button that copies the whole, and no link.
+        const transactions = page.getByRole("region", { name: "Payouts", exact: true })
+        expect(await transactions.getByRole("link").count()).toBe(0)
+        const codes = await transactions.locator("td[data-label='Transaction'] code").all()
+        const shown = await Promise.all(codes.map(async (c) => [await c.textContent(), (await c.getAttribute("title")) ?? ""] as const))
+        expect(shown.map(([, hash]) => hash).sort()).toEqual([...hashes].sort())
+        expect(shown.map(([text, hash]) => text === `${hash.slice(0, 6)}…${hash.slice(-6)}`)).toEqual([true, true, true])
+        const first = transactions.getByRole("row").filter({ hasText: "Design sprint" })
+        await first.getByRole("button", { name: "Copy hash" }).click()
+        await first.getByText("Copied.").waitFor()
+        expect(await page.evaluate("navigator.clipboard.readText()")).toBe(hashOf("Design sprint"))
         await inspect(person, "payouts-shown")
 
         // Withdraw more than the spendable balance (0: every payout is still in the receiving one): merged first.
@@ -142,6 +157,22 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
         expect(person.confirmations).toEqual({ signMessage: 1, signTransaction: 3 })
         await balance.getByText("1,373.00 USDC").first().waitFor()
         await inspect(person, "payouts-withdrawn")
+        // A service on testnet (its deployment says so) links each transaction to the testnet explorer. The loopback
+        // cannot be testnet (its token verifies with the test CRS, which only a standalone network takes): the page is
+        // read again with the service's deployment answered as a testnet service answers it.
+        await page.route("**/confidential/deployment", async (route) => {
+          const response = await route.fetch()
+          await route.fulfill({ response, json: { ...(await response.json()), networkPassphrase: "Test SDF Network ; September 2015" } })
+        })
+        await page.reload()
+        await heading(page, "My payouts")
+        const link = transactions.getByRole("row").filter({ hasText: "Design sprint" }).getByRole("link")
+        await link.waitFor()
+        expect(await link.getAttribute("href")).toBe(`https://stellar.expert/explorer/testnet/tx/${hashOf("Design sprint")}`)
+        expect(await link.textContent()).toMatch(/ \(opens the testnet explorer\)$/)
+        expect(await transactions.getByRole("link").count()).toBe(3)
+        await inspect(person, "payouts-testnet-links")
+        await page.unroute("**/confidential/deployment")
         expect(person.problems).toEqual([])
         return { decrypted, proof: /The proof took ([\d.]+ s)/.exec(done)?.[1], withdrawMs }
       })

@@ -3,7 +3,9 @@
 // Worker), deposits 500, merges, and reads the confidential balance decrypted in the browser — every call prepared
 // through the read-only gateway, signed by Freighter and sponsored by POST /token/calls. The browser's IndexedDB is
 // then cleared: the openings are lost, and "Rebuild from chain" restores them from the service's archive. A deposit
-// beyond the wallet's USDC is refused before anything is signed; an approver has no Treasury. Timings are printed.
+// beyond the wallet's USDC is refused before anything is signed; the wallet's public USDC balance (the asset the token
+// names in its instance storage) shows beside the confidential ones, and the amount field empties once a deposit
+// landed. An approver has no Treasury. Timings are printed.
 import { FetchHttpClient } from "@effect/platform"
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
@@ -25,9 +27,9 @@ const ChromiumLive = Layer.scoped(Chromium, Effect.zipRight(Effect.promise(async
 
 const UNIT = 10_000_000n
 
-/** One of the two balances as the page shows it. */
-const balance = (page: Page, name: "Spendable" | "Receiving") =>
-  page.locator(".treasury__balances > div").filter({ hasText: name }).locator("dd.amount")
+/** One of the balances as the page shows it: the two confidential ones, and the wallet's public balance of the asset. */
+const balance = (page: Page, name: "Spendable" | "Receiving" | "Public balance (USDC)") =>
+  page.locator(".treasury__balances > div").filter({ has: page.getByText(name, { exact: true }) }).locator("dd.amount")
 
 /** The first value of one of the openings' facts ("Pending spends", "Synced to", "Against the chain"). */
 const fact = (page: Page, name: string) => page.locator(".facts > div").filter({ has: page.getByText(name, { exact: true }) }).locator("dd").first()
@@ -77,6 +79,9 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
         figures.push(`of which registering (as the page timed it) ${(await page.getByText(/^Registered in/).textContent())?.match(/in ([\d.]+ s)/)?.[1]}`)
         expect(await balance(page, "Spendable").textContent()).toBe("0.00 USDC")
         expect(await balance(page, "Receiving").textContent()).toBe("0.00 USDC")
+        // The public balance of the asset the token names in its instance storage (SEP-41 `balance` through the gateway).
+        await until(page, "800.00 USDC", "public-balance")
+        expect(await balance(page, "Public balance (USDC)").textContent()).toBe("800.00 USDC")
         expect(person.confirmations).toEqual({ signMessage: 3, signTransaction: 2 })
 
         await timed(figures, "deposit 500 (sponsored call, archive catch-up)", async () => {
@@ -84,6 +89,10 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
           await page.getByRole("button", { name: "Deposit" }).click()
           await until(page, /^Deposited 500\.00 USDC in/, "deposit")
         })
+        // The amount field is cleared once the deposit landed: one more click deposits nothing twice.
+        expect(await page.getByLabel("Amount (USDC)").inputValue()).toBe("")
+        await until(page, "300.00 USDC", "public-after-deposit")
+        expect(await balance(page, "Public balance (USDC)").textContent()).toBe("300.00 USDC")
         expect(await balance(page, "Receiving").textContent()).toBe("500.00 USDC")
         expect(await balance(page, "Spendable").textContent()).toBe("0.00 USDC")
         await inspect(person, "treasury-deposited")
@@ -103,6 +112,8 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
         await page.getByLabel("Amount (USDC)").fill("1000")
         await page.getByRole("button", { name: "Deposit" }).click()
         await until(page, "Your wallet holds less USDC than that", "refused")
+        expect(await page.getByLabel("Amount (USDC)").inputValue()).toBe("1000") // refused: kept, to correct
+        expect(await balance(page, "Public balance (USDC)").textContent()).toBe("300.00 USDC")
         expect(person.confirmations).toEqual({ signMessage: 3, signTransaction: 4 })
         await inspect(person, "treasury-refused")
       })

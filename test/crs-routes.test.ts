@@ -1,23 +1,24 @@
+// The proving CRS: Aztec Ignition's prefix as the project carries it (client/crs), the one rule the service starts by
+// and the client proves by (src/Domain/Crs.ts), CRS_DIR, and GET /crs/*.
 import { afterAll, describe, expect, it, layer } from "@effect/vitest"
-import { type Config, ConfigProvider, Effect, Either, Option } from "effect"
+import { type Config, ConfigProvider, Effect, Either } from "effect"
+import fc from "fast-check"
 import { createHash } from "node:crypto"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
 import * as ClientCrs from "../client/src/confidential/proving/Crs.ts"
-import { G1_FILE, G2_FILE, STANDALONE_PASSPHRASE, writeCrsDir } from "../client/src/confidential/proving/CrsFiles.ts"
-import { generateTestCrs } from "../client/src/confidential/proving/TestCrs.ts"
-import { TESTNET_PASSPHRASE } from "../src/Config.ts"
-import { CrsConfig } from "../src/Crs/Config.ts"
+import { BUNDLED_CRS_DIR, G1_FILE, G2_FILE } from "../client/src/confidential/proving/CrsFiles.ts"
+import { BUNDLED_CRS_DIR as SERVICE_CRS_DIR, CrsConfig } from "../src/Crs/Config.ts"
 import * as DomainCrs from "../src/Domain/Crs.ts"
 import { EverySetting } from "../src/Server/Settings.ts"
 import { runToExit } from "./support/Spawned.ts"
 import { TestApp, TestAppLive } from "./support/TestApp.ts"
 
-const PUBLIC_PASSPHRASE = "Public Global Stellar Network ; September 2015"
-
-/** Eight points: enough for the check (its pairing needs three), made in well under a second. */
-const testCrs = generateTestCrs(8)
+const ignition = {
+  g1: new Uint8Array(readFileSync(Path.join(BUNDLED_CRS_DIR, G1_FILE))),
+  g2: new Uint8Array(readFileSync(Path.join(BUNDLED_CRS_DIR, G2_FILE)))
+}
 
 const root = mkdtempSync(Path.join(tmpdir(), "payroll-crs-"))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -31,13 +32,10 @@ const crsDir = (files: Readonly<Record<string, Uint8Array>>) => {
   return dir
 }
 
-const installed = crsDir({ [G1_FILE]: testCrs.g1, [G2_FILE]: testCrs.g2 })
-
-/** The test CRS with one G1 point's y coordinate changed: off the curve, as random corruption lands. */
-const corrupted = () => {
-  const g1 = Uint8Array.from(testCrs.g1)
-  g1[5 * 64 + 63] = g1[5 * 64 + 63]! ^ 1
-  return { g1, g2: testCrs.g2 }
+const flipped = (bytes: Uint8Array, bit: number) => {
+  const copy = Uint8Array.from(bytes)
+  copy[bit >> 3] = copy[bit >> 3]! ^ (1 << (bit & 7))
+  return copy
 }
 
 const under = (settings: Readonly<Record<string, string>>) => <A>(config: Config.Config<A>) =>
@@ -48,92 +46,100 @@ const refusal = <A>(config: Config.Config<A>, settings: Readonly<Record<string, 
 
 const etagOf = (bytes: Uint8Array) => `"${createHash("sha256").update(bytes).digest("hex")}"`
 
+const verdict = (crs: DomainCrs.CrsBytes) => Either.match(DomainCrs.checkCrs(crs), { onLeft: ({ reason }) => reason, onRight: () => "ignition" })
+
+describe("the project's copy of Aztec Ignition's CRS (client/crs)", () => {
+  it("holds the pinned prefix: 32,769 G1 points, the generator first, and Ignition's G2 point", () => {
+    expect(ignition.g1.length).toBe(DomainCrs.IGNITION_POINTS * 64)
+    expect(createHash("sha256").update(ignition.g1).digest("hex")).toBe(DomainCrs.IGNITION_G1_SHA256)
+    expect(createHash("sha256").update(ignition.g2).digest("hex")).toBe(ClientCrs.IGNITION_G2_SHA256)
+    expect(ignition.g1.subarray(0, 64)).toEqual(Uint8Array.from({ length: 64 }, (_, i) => (i === 31 ? 1 : i === 63 ? 2 : 0)))
+    // The service and the client find the same directory.
+    expect(SERVICE_CRS_DIR).toBe(BUNDLED_CRS_DIR)
+  })
+})
+
 describe("the one CRS rule (src/Domain/Crs.ts), which the service starts by and the client proves by", () => {
-  it.effect("its verdict on a test CRS on every kind of network, malformed, corrupted and mixed files", () =>
+  it.effect("takes Ignition's prefix, and a longer Ignition G1 file cut to the prefix; the client's Effect agrees", () =>
     Effect.gen(function*() {
-      const cases: ReadonlyArray<readonly [string, DomainCrs.CrsBytes, string, string]> = [
-        ["a test CRS, standalone", testCrs, STANDALONE_PASSPHRASE, "test"],
-        ["a test CRS, testnet", testCrs, TESTNET_PASSPHRASE, "TestCrsOnPublicNetwork"],
-        ["a test CRS, public network", testCrs, PUBLIC_PASSPHRASE, "TestCrsOnPublicNetwork"],
-        ["G1 not in 64-byte points", { g1: testCrs.g1.subarray(0, 100), g2: testCrs.g2 }, STANDALONE_PASSPHRASE, "Malformed"],
-        ["two points only", { g1: testCrs.g1.subarray(0, 128), g2: testCrs.g2 }, STANDALONE_PASSPHRASE, "Malformed"],
-        ["a point off the curve", corrupted(), STANDALONE_PASSPHRASE, "PairingFailed"],
-        ["Ignition's G2 with a test G1", { g1: testCrs.g1, g2: DomainCrs.IGNITION_G2 }, STANDALONE_PASSPHRASE, "MixedFiles"]
-      ]
-      for (const [what, crs, network, expected] of cases) {
-        // The client's Effect is the same rule: its verdict must be the domain's.
-        const client = yield* Effect.either(ClientCrs.checkCrs(crs, network))
-        const verdict = Either.match(client, { onLeft: ({ reason }) => reason, onRight: ({ kind }) => kind })
-        expect(verdict, what).toBe(expected)
-        expect(Either.isRight(DomainCrs.checkCrs(crs, network)), what).toBe(expected === "test")
+      const longer = new Uint8Array(ignition.g1.length + 2 * 64)
+      longer.set(ignition.g1)
+      for (const crs of [ignition, { g1: longer, g2: ignition.g2 }]) {
+        const checked = yield* ClientCrs.checkCrs(crs)
+        expect(checked.points).toBe(DomainCrs.IGNITION_POINTS)
+        expect(checked.g1).toEqual(ignition.g1)
+        expect(verdict(crs)).toBe("ignition")
       }
-      expect(DomainCrs.checkCrs(testCrs, STANDALONE_PASSPHRASE)).toEqual(Either.right(expect.objectContaining({ kind: "test", points: 8 })))
+    }))
+
+  it.effect("refuses any single flipped bit in either file, a short file and files not in bb's layout, naming the file", () =>
+    Effect.gen(function*() {
+      const g1Bits = ignition.g1.length * 8
+      fc.assert(fc.property(fc.integer({ min: 0, max: g1Bits + 128 * 8 - 1 }), (bit) => {
+        const crs = bit < g1Bits ? { g1: flipped(ignition.g1, bit), g2: ignition.g2 } : { g1: ignition.g1, g2: flipped(ignition.g2, bit - g1Bits) }
+        const refused = DomainCrs.checkCrs(crs)
+        return Either.isLeft(refused) && refused.left.reason === "NotIgnition" &&
+          refused.left.message.startsWith(bit < g1Bits ? "bn254_g1.dat (its first 32769 points" : "bn254_g2.dat is not Aztec Ignition's")
+      }), { numRuns: Number(process.env["FUZZ_RUNS"] ?? 200) })
+      expect(verdict({ g1: ignition.g1.subarray(0, 64 * 100), g2: ignition.g2 })).toBe("NotIgnition")
+      expect(verdict({ g1: ignition.g1.subarray(0, 100), g2: ignition.g2 })).toBe("Malformed")
+      expect(verdict({ g1: ignition.g1, g2: ignition.g2.subarray(0, 64) })).toBe("Malformed")
+      const both = yield* Effect.flip(ClientCrs.checkCrs({ g1: flipped(ignition.g1, 9), g2: flipped(ignition.g2, 9) }))
+      expect(both.message).toMatch(/^bn254_g1\.dat .* and bn254_g2\.dat are not Aztec Ignition's/)
     }))
 })
 
 describe("CRS_DIR, read and checked with the other settings before the database starts", () => {
-  it.effect("default DATA_DIR/crs; none there is no CRS, and no refusal", () =>
+  it.effect("by default the project's own copy, read once for both reads of the start", () =>
     Effect.gen(function*() {
-      const dataDir = Path.join(root, "data")
-      const read = yield* under({ DATA_DIR: dataDir })(CrsConfig)
-      expect(read.dir).toBe(Path.join(dataDir, "crs"))
-      expect(read.installed).toEqual(Option.none())
-      expect((yield* under({ CRS_DIR: crsDir({}), NETWORK_PASSPHRASE: TESTNET_PASSPHRASE })(CrsConfig)).installed).toEqual(Option.none())
+      const read = yield* under({})(CrsConfig)
+      expect(read.dir).toBe(BUNDLED_CRS_DIR)
+      expect(read.installed.points).toBe(DomainCrs.IGNITION_POINTS)
+      expect(read.installed.g1.etag).toBe(`"${DomainCrs.IGNITION_G1_SHA256}"`)
+      expect(yield* under({})(CrsConfig)).toEqual(read)
     }))
 
-  it.effect("a test CRS is served on a standalone network, with the bytes as they are", () =>
+  it.effect("an operator's own copy of Ignition's files, a longer G1 file among them, served as the prefix", () =>
     Effect.gen(function*() {
-      const read = yield* under({ CRS_DIR: installed, NETWORK_PASSPHRASE: STANDALONE_PASSPHRASE })(CrsConfig)
-      const crs = Option.getOrThrow(read.installed)
-      expect(crs).toMatchObject({ kind: "test", points: 8 })
-      expect(crs.g1.bytes).toEqual(testCrs.g1)
-      expect(crs.g2.etag).toBe(etagOf(testCrs.g2))
-      // Read again (the start reads every setting, then the feature's layer its own): the same bytes are not checked twice.
-      const again = yield* under({ CRS_DIR: installed, NETWORK_PASSPHRASE: STANDALONE_PASSPHRASE })(CrsConfig)
-      expect(Option.getOrThrow(again.installed)).toBe(crs)
+      const longer = new Uint8Array(ignition.g1.length + 64)
+      longer.set(ignition.g1)
+      const dir = crsDir({ [G1_FILE]: longer, [G2_FILE]: ignition.g2 })
+      const read = yield* under({ CRS_DIR: dir })(CrsConfig)
+      expect(read.installed.g1.bytes).toEqual(ignition.g1)
+      expect(read.installed.g2.etag).toBe(etagOf(ignition.g2))
     }))
 
-  it.effect("a test CRS on testnet or the public network is refused, naming CRS_DIR and why, with the other refusals", () =>
+  it.effect("another CRS, a missing file, an empty directory, an unreadable file: refused naming CRS_DIR, with the other refusals", () =>
     Effect.gen(function*() {
-      for (const network of [TESTNET_PASSPHRASE, PUBLIC_PASSPHRASE]) {
-        const said = yield* refusal(CrsConfig, { CRS_DIR: installed, NETWORK_PASSPHRASE: network })
-        expect(said).toContain(`CRS_DIR (${installed}): a test CRS cannot make proofs the "${network}" verifier accepts`)
-        expect(said).toContain("Aztec Ignition's bn254_g1.dat")
-      }
-      // The default network is testnet.
-      const all = yield* refusal(EverySetting, { CRS_DIR: installed, HOST: "not a host!", WEBHOOK_MAX_ATTEMPTS: "0" })
+      const other = crsDir({ [G1_FILE]: flipped(ignition.g1, 1000), [G2_FILE]: ignition.g2 })
+      expect(yield* refusal(CrsConfig, { CRS_DIR: other })).toContain(`CRS_DIR (${other}): bn254_g1.dat (its first 32769 points, sha256 ${DomainCrs.IGNITION_G1_SHA256}) is not Aztec Ignition's`)
+      const half = crsDir({ [G1_FILE]: ignition.g1 })
+      expect(yield* refusal(CrsConfig, { CRS_DIR: half })).toContain(`CRS_DIR (${half}): there is no bn254_g2.dat`)
+      const empty = crsDir({})
+      expect(yield* refusal(CrsConfig, { CRS_DIR: empty })).toContain(`CRS_DIR (${empty}): there is no bn254_g1.dat`)
+      const folder = crsDir({ [G2_FILE]: ignition.g2 })
+      mkdirSync(Path.join(folder, G1_FILE))
+      expect(yield* refusal(CrsConfig, { CRS_DIR: folder })).toContain(`CRS_DIR (${folder}): bn254_g1.dat cannot be read`)
+      const all = yield* refusal(EverySetting, { CRS_DIR: other, HOST: "not a host!", WEBHOOK_MAX_ATTEMPTS: "0" })
       for (const why of ["HOST is not an IP address or a host name", "WEBHOOK_MAX_ATTEMPTS must be from 1 to 50", "CRS_DIR ("]) {
         expect(all).toContain(why)
       }
     }))
 
-  it.effect("malformed files, a corrupted test CRS, one file without the other, an unreadable file: refused naming CRS_DIR", () =>
+  it.live("`npm start` with another CRS stops at once: one fatal line naming CRS_DIR, before any database", () =>
     Effect.gen(function*() {
-      const standalone = (dir: string) => refusal(CrsConfig, { CRS_DIR: dir, NETWORK_PASSPHRASE: STANDALONE_PASSPHRASE })
-      const short = crsDir({ [G1_FILE]: testCrs.g1.subarray(0, 100), [G2_FILE]: testCrs.g2 })
-      expect(yield* standalone(short)).toContain(`CRS_DIR (${short}): the CRS files are not in bb's layout (100 G1 bytes, 128 G2 bytes)`)
-      const bent = crsDir({ [G1_FILE]: corrupted().g1, [G2_FILE]: testCrs.g2 })
-      expect(yield* standalone(bent)).toContain(`CRS_DIR (${bent}): the test CRS in CRS_DIR fails its pairing check`)
-      const half = crsDir({ [G1_FILE]: testCrs.g1 })
-      expect(yield* standalone(half)).toContain(`CRS_DIR (${half}): bn254_g1.dat is there but bn254_g2.dat is not`)
-      const folder = crsDir({ [G2_FILE]: testCrs.g2 })
-      mkdirSync(Path.join(folder, G1_FILE))
-      expect(yield* standalone(folder)).toContain(`CRS_DIR (${folder}): bn254_g1.dat cannot be read`)
-    }))
-
-  it.live("`npm start` with a test CRS on testnet stops at once: one fatal line naming CRS_DIR, before any database", () =>
-    Effect.gen(function*() {
+      const other = crsDir({ [G1_FILE]: ignition.g1, [G2_FILE]: flipped(ignition.g2, 3) })
       // A DATABASE_URL nothing listens on: the settings are refused before any connection.
-      const { code, lines, output } = yield* runToExit({ LOG_FORMAT: "json", CRS_DIR: installed, DATABASE_URL: "postgres://127.0.0.1:1/none" })
+      const { code, lines, output } = yield* runToExit({ LOG_FORMAT: "json", CRS_DIR: other, DATABASE_URL: "postgres://127.0.0.1:1/none" })
       expect(code).toBe(1)
       expect(lines, output).toHaveLength(1)
       const record = JSON.parse(lines[0]!)
       expect(record.level).toBe("fatal")
-      expect(record.message).toMatch(/^cannot start: CRS_DIR \(.+\): a test CRS cannot make proofs the "Test SDF Network ; September 2015" verifier accepts/)
+      expect(record.message).toMatch(/^cannot start: CRS_DIR \(.+\): bn254_g2\.dat is not Aztec Ignition's/)
     }), 60_000)
 })
 
-layer(TestAppLive({ NETWORK_PASSPHRASE: STANDALONE_PASSPHRASE, CRS_DIR: installed }))("GET /crs/* with a CRS installed", (it) => {
+layer(TestAppLive())("GET /crs/* (the default set-up: the project's own copy of Ignition's files)", (it) => {
   const get = (path: string, headers: Record<string, string> = {}, method = "GET") =>
     Effect.flatMap(TestApp, (app) =>
       Effect.promise(async () => {
@@ -143,7 +149,7 @@ layer(TestAppLive({ NETWORK_PASSPHRASE: STANDALONE_PASSPHRASE, CRS_DIR: installe
 
   it.effect("each file's bytes as they are on disk, as application/octet-stream, with its length, ETag and a day's caching", () =>
     Effect.gen(function*() {
-      for (const [path, bytes] of [["/crs/bn254_g1.dat", testCrs.g1], ["/crs/bn254_g2.dat", testCrs.g2]] as const) {
+      for (const [path, bytes] of [["/crs/bn254_g1.dat", ignition.g1], ["/crs/bn254_g2.dat", ignition.g2]] as const) {
         const answer = yield* get(path)
         expect(answer.status).toBe(200)
         expect(answer.body).toEqual(bytes)
@@ -156,7 +162,7 @@ layer(TestAppLive({ NETWORK_PASSPHRASE: STANDALONE_PASSPHRASE, CRS_DIR: installe
 
   it.effect("If-None-Match naming the ETag (strong, weak, in a list, or *) is 304 without a body; another ETag is the file", () =>
     Effect.gen(function*() {
-      const etag = etagOf(testCrs.g1)
+      const etag = etagOf(ignition.g1)
       for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, "*"]) {
         const answer = yield* get("/crs/bn254_g1.dat", { "if-none-match": ifNoneMatch })
         expect(answer.status, ifNoneMatch).toBe(304)
@@ -164,9 +170,9 @@ layer(TestAppLive({ NETWORK_PASSPHRASE: STANDALONE_PASSPHRASE, CRS_DIR: installe
         expect(answer.headers.get("etag")).toBe(etag)
         expect(answer.headers.get("cache-control")).toBe("public, max-age=86400")
       }
-      const changed = yield* get("/crs/bn254_g1.dat", { "if-none-match": etagOf(testCrs.g2) })
+      const changed = yield* get("/crs/bn254_g1.dat", { "if-none-match": etagOf(ignition.g2) })
       expect(changed.status).toBe(200)
-      expect(changed.body).toEqual(testCrs.g1)
+      expect(changed.body).toEqual(ignition.g1)
     }))
 
   it.effect("HEAD answers the headers alone", () =>
@@ -174,11 +180,11 @@ layer(TestAppLive({ NETWORK_PASSPHRASE: STANDALONE_PASSPHRASE, CRS_DIR: installe
       const answer = yield* get("/crs/bn254_g1.dat", {}, "HEAD")
       expect(answer.status).toBe(200)
       expect(answer.body).toHaveLength(0)
-      expect(answer.headers.get("content-length")).toBe(String(testCrs.g1.length))
-      expect(answer.headers.get("etag")).toBe(etagOf(testCrs.g1))
+      expect(answer.headers.get("content-length")).toBe(String(ignition.g1.length))
+      expect(answer.headers.get("etag")).toBe(etagOf(ignition.g1))
     }))
 
-  it.effect("the OpenAPI document declares both routes: the file, 304 and 404", () =>
+  it.effect("the OpenAPI document declares both routes, public: the file and 304", () =>
     Effect.gen(function*() {
       const answer = yield* get("/openapi.json")
       const paths = JSON.parse(new TextDecoder().decode(answer.body)).paths
@@ -186,34 +192,7 @@ layer(TestAppLive({ NETWORK_PASSPHRASE: STANDALONE_PASSPHRASE, CRS_DIR: installe
         const responses = paths[path].get.responses
         expect(Object.keys(responses["200"].content)).toEqual(["application/octet-stream"])
         expect(responses["304"]).toBeDefined()
-        expect(responses["404"]).toBeDefined()
         expect(paths[path].get.security).toEqual([])
       }
-    }))
-})
-
-layer(TestAppLive())("GET /crs/* without a CRS (the default set-up: testnet, nothing in DATA_DIR/crs)", (it) => {
-  it.effect("the service starts, and each file is 404 {error} saying the CRS is not installed and how to make one", () =>
-    Effect.gen(function*() {
-      const app = yield* TestApp
-      for (const path of ["/crs/bn254_g1.dat", "/crs/bn254_g2.dat"]) {
-        const response = yield* Effect.promise(() => fetch(`${app.url}${path}`))
-        expect(response.status).toBe(404)
-        expect(response.headers.get("cache-control")).toBe("no-store")
-        const body = yield* Effect.promise(() => response.json() as Promise<{ _tag: string; error: string }>)
-        expect(body._tag).toBe("NotFound")
-        expect(body.error).toMatch(/the proving CRS is not installed on this service: npm run crs puts one in CRS_DIR/)
-      }
-    }))
-})
-
-/** writeCrsDir is how `npm run crs` installs one: what it writes is what the service reads. */
-describe("a CRS written by npm run crs's own writer", () => {
-  it.effect("is read back as it was written", () =>
-    Effect.gen(function*() {
-      const dir = Path.join(root, "written")
-      writeCrsDir(dir, testCrs)
-      const read = yield* under({ CRS_DIR: dir, NETWORK_PASSPHRASE: STANDALONE_PASSPHRASE })(CrsConfig)
-      expect(Option.map(read.installed, (crs) => crs.g2.bytes)).toEqual(Option.some(testCrs.g2))
     }))
 })

@@ -1,14 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
-import { existsSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { readFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
 import * as Path from "node:path"
 import { alive } from "./support/EmbeddedCluster.ts"
 import { waitUntil } from "./support/WaitFor.ts"
 import { Keypair, Networks, StrKey, TransactionBuilder } from "@stellar/stellar-sdk"
 import { STANDALONE_PASSPHRASE } from "../client/src/confidential/proving/CrsFiles.ts"
-import { proofVerifier, TEST_CRS_DIR, testCrs } from "./support/ConfidentialProving.ts"
+import { CRS_DIR, proofVerifier } from "./support/ConfidentialProving.ts"
 import { LoopbackRpc } from "./support/LoopbackRpc.ts"
 
 // Both ways of running `npm run demo` in one file, so that their two demos (each proving a dozen times) never run
@@ -47,7 +48,7 @@ describe("npm run demo", () => {
 // `npm run demo`'s network mode (scripts/DemoNetwork.ts): given DEMO_FUNDER_SECRET and a network's settings, the demo
 // starts no ledger of its own and runs against that network: the testnet smoke test. Here the network is a loopback
 // RPC this test starts and the demo only knows by its URL, as it would know testnet: a standalone network with the
-// token verifying every proof (bb.js over the test CRS) and a funder holding XLM and the token's underlying asset.
+// token verifying every proof (bb.js, OZ's published keys) and a funder holding XLM and the token's underlying asset.
 
 const TOKEN = StrKey.encodeContract(Buffer.alloc(32, 0x7a))
 const UNIT = 10_000_000n // XLM and USDC both have 7 decimals
@@ -95,8 +96,7 @@ describe("npm run demo on a network it did not start (DEMO_FUNDER_SECRET)", () =
         NETWORK_PASSPHRASE: rpc.networkPassphrase,
         CONFIDENTIAL_TOKEN_CONTRACT: TOKEN,
         CONFIDENTIAL_AUDITOR_CONTRACT: token.auditorRegistry,
-        CONFIDENTIAL_VERIFIER_CONTRACT: token.verifierRegistry,
-        CRS_DIR: TEST_CRS_DIR
+        CONFIDENTIAL_VERIFIER_CONTRACT: token.verifierRegistry
       })
       expect(code, output).toBe(0)
       expect(output).toContain("the demo starts no ledger of its own")
@@ -133,9 +133,19 @@ describe("npm run demo on a network it did not start (DEMO_FUNDER_SECRET)", () =
       expect(token.underlyingBalance(created[0]!.account)).toBe(0n)
     }), 12 * 60_000)
 
-  it.scopedLive("on testnet, refuses a test CRS before the funder spends anything (npm run crs fetches Aztec Ignition's files)", () =>
+  it.scopedLive("on testnet, refuses a CRS_DIR that is not Aztec Ignition's before the funder spends anything", () =>
     Effect.gen(function*() {
-      yield* testCrs // the test CRS is in TEST_CRS_DIR, so what refuses it is its kind, not its absence
+      const crsDir = yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          const dir = mkdtempSync(Path.join(tmpdir(), "demo-crs-"))
+          const g2 = readFileSync(Path.join(CRS_DIR, "bn254_g2.dat"))
+          g2[40] = g2[40]! ^ 1
+          writeFileSync(Path.join(dir, "bn254_g1.dat"), readFileSync(Path.join(CRS_DIR, "bn254_g1.dat")))
+          writeFileSync(Path.join(dir, "bn254_g2.dat"), g2)
+          return dir
+        }),
+        (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+      )
       const rpc = yield* Effect.acquireRelease(
         Effect.promise(() => LoopbackRpc.start({ ledgerIntervalMs: 500, networkPassphrase: Networks.TESTNET })),
         (rpc) => Effect.promise(() => rpc.close())
@@ -150,10 +160,10 @@ describe("npm run demo on a network it did not start (DEMO_FUNDER_SECRET)", () =
         CONFIDENTIAL_TOKEN_CONTRACT: TOKEN,
         CONFIDENTIAL_AUDITOR_CONTRACT: token.auditorRegistry,
         CONFIDENTIAL_VERIFIER_CONTRACT: token.verifierRegistry,
-        CRS_DIR: TEST_CRS_DIR
+        CRS_DIR: crsDir
       })
       expect(code, output).toBe(1)
-      expect(output).toContain("a test CRS cannot make proofs")
+      expect(output).toContain("bn254_g2.dat is not Aztec Ignition's")
       expect(output).toContain("CRS_DIR")
       expect(output).not.toContain("Starting the service")
       expect(rpc.transactions).toHaveLength(0)
@@ -167,14 +177,13 @@ describe("npm run demo on a network it did not start (DEMO_FUNDER_SECRET)", () =
         DEMO_FUNDER_SECRET: secret,
         STELLAR_RPC_URL: "http://127.0.0.1:9/",
         NETWORK_PASSPHRASE: STANDALONE_PASSPHRASE,
-        CONFIDENTIAL_TOKEN_CONTRACT: TOKEN,
         CONFIDENTIAL_VERIFIER_CONTRACT: "not-a-contract"
       })
       expect(code).toBe(1)
       const lines = output.trim().split("\n")
       expect(lines, output).toHaveLength(1)
       expect(lines[0]).toContain("DEMO_FUNDER_SECRET is set")
-      expect(lines[0]).toContain("set CONFIDENTIAL_AUDITOR_CONTRACT, CRS_DIR")
+      expect(lines[0]).toContain("set CONFIDENTIAL_TOKEN_CONTRACT;")
       expect(lines[0]).toContain("CONFIDENTIAL_VERIFIER_CONTRACT is not a contract address")
       expect(output).not.toContain(secret)
     }), 60_000)

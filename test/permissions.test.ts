@@ -35,11 +35,17 @@ const ISSUE_TABLE: Readonly<Record<MemberRole, Readonly<Record<Column, boolean>>
 
 /** An envelope of the agreed shape, sealed to nobody in particular: the batches it names exist nowhere (404). */
 const envelope = () => ({
-  version: 1,
+  version: 2,
   suite: "X25519-HKDF-SHA256/HKDF-SHA256/ChaCha20Poly1305",
   nonce: randomBytes(12).toString("base64url"),
   ciphertext: randomBytes(32).toString("base64url"),
-  recipients: [{ memberId: randomUUID(), enc: randomBytes(32).toString("base64url"), wrappedKey: randomBytes(48).toString("base64url") }]
+  keyCommitment: randomBytes(32).toString("base64url"),
+  recipients: [{
+    memberId: randomUUID(),
+    sealingKey: randomBytes(32).toString("base64url"),
+    enc: randomBytes(32).toString("base64url"),
+    wrappedKey: randomBytes(48).toString("base64url")
+  }]
 })
 
 interface Operation {

@@ -1,8 +1,8 @@
 // The confidential client's prover in Chromium, off the page's main thread (issue 30 §2, §4). The prover bundle
 // (scripts/ProverBundle.ts) and a page script (support/ProverPage.ts) are built afresh and served from 127.0.0.1 with
-// the circuits and the test CRS, once without and once with cross-origin isolation (COOP + COEP). The page builds a
+// the circuits and Aztec Ignition's CRS, once without and once with cross-origin isolation (COOP + COEP). The page builds a
 // register and a transfer witness itself and proves both in the worker; the proofs come back to Node, where bb.js
-// verifies them (a proof counts only then). Timings are recorded, never asserted.
+// verifies them against OZ's published keys (a proof counts only then). Timings are recorded, never asserted.
 //
 // Requests: Playwright's request events record every URL the page and its workers ask for (bb's nested workers too);
 // all must be the page's own origin. Chromium also runs behind a proxy that records and refuses whatever would leave
@@ -14,17 +14,15 @@ import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import * as Path from "node:path"
 import { type CircuitArtifact, type LoadedCircuit, loadCircuit, type Manifest } from "../client/src/confidential/proving/Artifacts.ts"
-import { ensureTestCrs, STANDALONE_PASSPHRASE } from "../client/src/confidential/proving/CrsFiles.ts"
+import { BUNDLED_CRS_DIR, loadCrsDir } from "../client/src/confidential/proving/CrsFiles.ts"
 import { makeProver, PROOF_BYTES, type Prover } from "../client/src/confidential/proving/Prover.ts"
 import { VK_BINARY_BYTES } from "../client/src/confidential/proving/VerificationKey.ts"
+import { ozVerificationKey } from "./support/ConfidentialProving.ts"
 import type { PageResult, PagedCircuit } from "./support/ProverPage.ts"
 import {
   type Built, buildAll, type Chromium, CIRCUITS_DIR, failuresPage, launchChromium, type PageRun, provePage, serveSite, type Site,
   startTrap, type Trap
 } from "./support/ProverBrowser.ts"
-
-/** Made once per machine (~13 s) and reused, as the other proving suites do. */
-const TEST_CRS_DIR = Path.join(import.meta.dirname, "..", "node_modules/.cache/confidential-payroll/crs")
 
 /** Chromium's own services (component updates, GAIA), which it calls even on about:blank with every background switch off. */
 const CHROMIUM_SERVICES = ["update.googleapis.com", "accounts.google.com"]
@@ -44,16 +42,16 @@ beforeAll(async () => {
   const json = <A>(file: string) => JSON.parse(readFileSync(Path.join(CIRCUITS_DIR, file), "utf8")) as A
   const manifest = json<Manifest>("manifest.json")
   const setup = Effect.gen(function* () {
-    const { crs } = yield* ensureTestCrs(TEST_CRS_DIR, 32_769)
+    const crs = yield* loadCrsDir()
     const load = (name: PagedCircuit) => loadCircuit(name, json<CircuitArtifact>(`${name}.json`), manifest)
     circuits = { register: yield* load("register"), transfer: yield* load("transfer") }
     prover = yield* makeProver({ crs, threads: 1 })
-    nodeKeys = { register: yield* prover.verificationKey(circuits.register), transfer: yield* prover.verificationKey(circuits.transfer) }
+    nodeKeys = { register: ozVerificationKey("register"), transfer: ozVerificationKey("transfer") }
   })
   await Effect.runPromise(Scope.extend(setup, scope))
   built = await buildAll()
-  plain = await serveSite(built, TEST_CRS_DIR, false)
-  isolated = await serveSite(built, TEST_CRS_DIR, true)
+  plain = await serveSite(built, BUNDLED_CRS_DIR, false)
+  isolated = await serveSite(built, BUNDLED_CRS_DIR, true)
   trap = await startTrap()
   chromium = await launchChromium(trap)
 }, 240_000)
@@ -66,10 +64,13 @@ afterAll(async () => {
   if (figures.length > 0) console.log(`[browser proving figures] load average ${loadavg()[0]!.toFixed(1)}; ${figures.join("; ")}`)
 })
 
-/** Every proof: 14,592 bytes, the witness's public inputs, accepted by bb.js in Node; the page kept ticking meanwhile. */
+/**
+ * Every proof: 14,592 bytes, the witness's public inputs, accepted by bb.js in Node against OZ's published keys, which
+ * are the keys the page computed; the page kept ticking meanwhile.
+ */
 const checkRun = async (run: PageRun<PageResult>, site: Site) => {
   const { result } = run
-  expect(result.ready).toMatchObject({ crossOriginIsolated: site.isolated, crs: { kind: "test", points: 32_769 }, circuits: ["register", "transfer"] })
+  expect(result.ready).toMatchObject({ crossOriginIsolated: site.isolated, crs: { points: 32_769 }, circuits: ["register", "transfer"] })
   for (const circuit of ["register", "transfer"] as const) {
     expect(hexToBytes(result.keys[circuit]).length).toBe(VK_BINARY_BYTES)
     expect(result.keys[circuit]).toBe(Buffer.from(nodeKeys[circuit]).toString("hex"))
@@ -102,21 +103,21 @@ const describeRun = (label: string, run: PageRun<PageResult>) => {
 
 describe("the prover in Chromium", () => {
   it("proves register and transfer in a worker without cross-origin isolation, on one thread", async () => {
-    const run = await provePage(chromium, plain, { runs: 1, networkPassphrase: STANDALONE_PASSPHRASE })
+    const run = await provePage(chromium, plain, { runs: 1 })
     expect(run.result.ready.threads).toBe(1)
     await checkRun(run, plain)
     figures.push(describeRun("not isolated", run))
   }, 300_000)
 
   it("proves on navigator.hardwareConcurrency threads when cross-origin isolated", async () => {
-    const run = await provePage(chromium, isolated, { runs: 1, networkPassphrase: STANDALONE_PASSPHRASE })
+    const run = await provePage(chromium, isolated, { runs: 1 })
     expect(run.result.ready.threads).toBe(run.result.hardwareConcurrency)
     await checkRun(run, isolated)
     figures.push(describeRun("isolated", run))
   }, 300_000)
 
   it("rebuilds the worker's typed errors on the page, and cancels a running proof by ending the worker", async () => {
-    const run = await failuresPage(chromium, plain, STANDALONE_PASSPHRASE)
+    const run = await failuresPage(chromium, plain)
     expect(run.result).toEqual({ swappedArtifact: "VersionMismatch", cancelled: "ProverStopped", cancelledAt: "proving" })
     expect(run.requested.filter((url) => !url.startsWith(`${plain.origin}/`))).toEqual([])
   }, 300_000)

@@ -13,22 +13,40 @@ import { TestApp, type TestAppShape, TestAppLive } from "./support/TestApp.ts"
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url")
 const newKey = () => b64(randomBytes(32))
 
-/** The digest as the client computes it: SHA-256 of the nonce's bytes, then the ciphertext's. */
-const digestOf = (envelope: { readonly nonce: string; readonly ciphertext: string }) =>
-  createHash("sha256").update(Buffer.from(envelope.nonce, "base64url")).update(Buffer.from(envelope.ciphertext, "base64url")).digest("hex")
+/** The digest as the client computes it: SHA-256 of the key commitment's bytes, the nonce's, then the ciphertext's. */
+const digestOf = (envelope: Content) =>
+  createHash("sha256")
+    .update(Buffer.from(envelope.keyCommitment, "base64url"))
+    .update(Buffer.from(envelope.nonce, "base64url"))
+    .update(Buffer.from(envelope.ciphertext, "base64url"))
+    .digest("hex")
 
 interface Content {
   readonly nonce: string
   readonly ciphertext: string
+  readonly keyCommitment: string
 }
-const newContent = (bytes = 64): Content => ({ nonce: b64(randomBytes(12)), ciphertext: b64(randomBytes(bytes)) })
+const newContent = (bytes = 64): Content => ({ nonce: b64(randomBytes(12)), ciphertext: b64(randomBytes(bytes)), keyCommitment: newKey() })
 
-/** An envelope of `content` for `memberIds`, as JSON (the service never opens it: random bytes do). */
+/** Each member's published sealing key, by membership id, as `publish` left it: what their entries name. */
+const published = new Map<string, string>()
+
+interface Entry {
+  readonly memberId: string
+  readonly sealingKey: string
+  readonly enc: string
+  readonly wrappedKey: string
+}
+/** A member's entry, wrapped (random bytes: the service never opens it) to their published key, else to a random one. */
+const entryFor = (memberId: string): Entry =>
+  ({ memberId, sealingKey: published.get(memberId) ?? newKey(), enc: b64(randomBytes(32)), wrappedKey: b64(randomBytes(48)) })
+
+/** An envelope of `content` for `memberIds`, as JSON. */
 const envelopeJson = (content: Content, memberIds: ReadonlyArray<string>) => ({
-  version: 1,
+  version: 2,
   suite: SEALING_SUITE,
   ...content,
-  recipients: memberIds.map((memberId) => ({ memberId, enc: b64(randomBytes(32)), wrappedKey: b64(randomBytes(48)) }))
+  recipients: memberIds.map(entryFor)
 })
 
 /** The members of the organization by role, with their membership ids. */
@@ -44,7 +62,10 @@ const withIds = (app: TestAppShape, members: Record<MemberRole, Member>) =>
 
 const publish = (app: TestAppShape, member: Member, key = newKey()) =>
   Effect.flatMap(api(app, member.token), (client) =>
-    client.account.publishSealingKey({ payload: new PublishSealingKey({ sealingKey: key }) })).pipe(Effect.orDie)
+    client.account.publishSealingKey({ payload: new PublishSealingKey({ sealingKey: key }) })).pipe(
+      Effect.tap((m) => Effect.sync(() => published.set(m.id, key))),
+      Effect.orDie
+    )
 
 const put = (app: TestAppShape, token: string, batchId: string, json: unknown) =>
   call(app, "PUT", `/batches/${batchId}/sealed-amounts`, { token, json })
@@ -93,7 +114,7 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }), { timeout: 90_000 })("sealed am
       expect(JSON.stringify(rows)).not.toContain(replaced)
     }))
 
-  it.effect("PUT and GET: viewers get 403; recipients must be members who read amounts with a key (422 naming them); the digest is sha256(nonce ‖ ciphertext)", () =>
+  it.effect("PUT and GET: viewers get 403; recipients must be members who read amounts with a key (422 naming them); the digest is sha256(keyCommitment ‖ nonce ‖ ciphertext)", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
       const m = yield* orgWithEveryRole(app, "Seal Co")
@@ -120,14 +141,23 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }), { timeout: 90_000 })("sealed am
       const outsider = yield* put(app, m.initiator.token, batchId, envelopeJson(content, [stranger]))
       expect(outsider.status).toBe(422)
       expect(outsider.body.error).toContain(`${stranger} is not a member`)
+      const otherKey = envelopeJson(content, [ids.initiator, ids.approver])
+      const misnamed = yield* put(app, m.initiator.token, batchId, { ...otherKey, recipients: [otherKey.recipients[0], { ...otherKey.recipients[1], sealingKey: newKey() }] })
+      expect(misnamed.status).toBe(422)
+      expect(misnamed.body.error).toContain(`${ids.approver}'s entry names another key than the one they published`)
+      // A version 1 envelope (no key commitment) is refused, saying why.
+      const { keyCommitment: _, ...uncommitted } = envelopeJson(content, [ids.initiator])
+      const v1 = yield* put(app, m.initiator.token, batchId, { ...uncommitted, version: 1, recipients: [{ memberId: ids.initiator, enc: b64(randomBytes(32)), wrappedKey: b64(randomBytes(48)) }] })
+      expect(v1.status).toBe(400)
+      expect(v1.body.error).toContain("version 1 commits to no content key")
 
       const client = yield* api(app, m.initiator.token)
       const envelope = new SealedEnvelope({
         ...envelopeJson(content, []),
-        version: 1,
+        version: 2,
         suite: SEALING_SUITE,
         recipients: [ids.owner, ids.initiator, ids.approver].map((memberId) =>
-          new SealedRecipient({ memberId: memberId as SealedRecipient["memberId"], enc: b64(randomBytes(32)), wrappedKey: b64(randomBytes(48)) }))
+          new SealedRecipient({ ...entryFor(memberId), memberId: memberId as SealedRecipient["memberId"] }))
       })
       const stored = yield* client.batches.sealAmounts({ path: { id: batchId as never }, payload: envelope })
       expect(stored.digest).toBe(digestOf(content))
@@ -194,7 +224,8 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }), { timeout: 90_000 })("sealed am
 
       // A payer joins the readers later: any reader (here the approver, who may not edit batches) shares the same amounts.
       yield* publish(app, m.payer)
-      const shared = yield* must(app, "PUT", `/batches/${batchId}/sealed-amounts`, m.approver.token, envelopeJson(second, [...readers, ids.payer]))
+      const share = { ...changed.envelope, recipients: [...changed.envelope.recipients, entryFor(ids.payer)] }
+      const shared = yield* must(app, "PUT", `/batches/${batchId}/sealed-amounts`, m.approver.token, share)
       expect(shared.digest).toBe(digestOf(second))
       expect(shared.envelope.recipients).toHaveLength(3)
       const after = yield* must(app, "GET", `/batches/${batchId}`, m.viewer.token)
@@ -242,10 +273,15 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }), { timeout: 90_000 })("sealed am
           recipients: Array.from({ length: n }, () => ({ ...e.recipients[0]!, memberId: randomUUID() }))
         })),
         fc.constant<Mutation>((e) => ({ ...e, recipients: [] })),
-        fc.constantFrom(0, 2, "1", null).map((version): Mutation => (e) => ({ ...e, version })),
+        fc.constantFrom(0, 1, 3, "2", null).map((version): Mutation => (e) => ({ ...e, version })),
+        bytesNot(32).map((keyCommitment): Mutation => (e) => ({ ...e, keyCommitment })),
+        fc.constantFrom(b64(new Uint8Array(32)), b64(randomBytes(31)), undefined).map((sealingKey): Mutation => (e) => ({
+          ...e,
+          recipients: e.recipients.map((r) => ({ ...r, sealingKey }))
+        })),
         fc.string({ maxLength: 60 }).map((suite): Mutation => (e) => ({ ...e, suite })),
         fc.string({ maxLength: 40 }).map((memberId): Mutation => (e) => ({ ...e, recipients: [{ ...e.recipients[0]!, memberId }] })),
-        fc.constantFrom("version", "suite", "nonce", "ciphertext", "recipients").map((key): Mutation => (e) =>
+        fc.constantFrom("version", "suite", "nonce", "ciphertext", "keyCommitment", "recipients").map((key): Mutation => (e) =>
           Object.fromEntries(Object.entries(e).filter(([k]) => k !== key))),
         fc.jsonValue().map((v): Mutation => () => v)
       )
@@ -270,5 +306,128 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }), { timeout: 90_000 })("sealed am
       expect(big.status).toBe(422)
       // None of them was stored.
       expect((yield* call(app, "GET", `/batches/${batchId}/sealed-amounts`, { token: m.initiator.token })).status).toBe(404)
+    }))
+
+  it.effect("a share only adds recipients: generated hostile shares of an approved batch's amounts (drop, replace, reorder, another digest) are refused and change nothing; adding a member, dropping one who left, re-wrapping one who rotated are accepted", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const m = yield* orgWithEveryRole(app, "Share Only Adds Co")
+      const ids = yield* withIds(app, m)
+      for (const role of ["initiator", "approver", "payer", "admin"] as const) yield* publish(app, m[role])
+      yield* must(app, "PATCH", "/org/settings", m.owner.token, { approvalsRequired: 1 })
+      const { batchId } = yield* batchOf(app, m.initiator.token, 1, { ready: false })
+      const content = newContent()
+      const sealed = yield* must(app, "PUT", `/batches/${batchId}/sealed-amounts`, m.initiator.token,
+        envelopeJson(content, [ids.initiator, ids.approver, ids.payer, ids.admin]))
+      yield* must(app, "POST", `/batches/${batchId}/ready`, m.initiator.token)
+      yield* must(app, "POST", `/batches/${batchId}/approve`, m.approver.token, { sealedAmountsDigest: digestOf(content) })
+      type Stored = ReturnType<typeof envelopeJson>
+      const stored = sealed.envelope as Stored
+      const n = stored.recipients.length
+
+      // The issue's own case: the payer leaves only themselves as a reader.
+      const alone = yield* put(app, m.payer.token, batchId, { ...stored, recipients: [stored.recipients[2]] })
+      expect(alone.status).toBe(409)
+      expect(alone.body.error).toMatch(new RegExp(`the entry of member (${ids.initiator}|${ids.approver}|${ids.admin}) would be dropped`))
+
+      type Hostile = { readonly what: string; readonly status: number; readonly make: (e: Stored) => unknown }
+      const random = (bytes: number) => fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => b64(b))
+      const hostile: fc.Arbitrary<Hostile> = fc.oneof(
+        fc.subarray([...Array(n).keys()], { minLength: 1, maxLength: n - 1 }).chain((dropped) =>
+          fc.boolean().map((withNewcomer): Hostile => ({
+            what: `drop ${dropped.join(",")}${withNewcomer ? " and add the owner" : ""}`,
+            status: 409,
+            make: (e) => ({
+              ...e,
+              recipients: [...e.recipients.filter((_, i) => !dropped.includes(i)), ...(withNewcomer ? [entryFor(ids.owner)] : [])]
+            })
+          }))),
+        fc.tuple(fc.nat(n - 1), fc.constantFrom("enc", "wrappedKey"), fc.boolean()).chain(([at, part, both]) =>
+          fc.tuple(random(32), random(48)).map(([enc, wrappedKey]): Hostile => ({
+            what: `replace ${both ? "enc and wrappedKey" : part} of entry ${at}`,
+            status: 409,
+            make: (e) => ({
+              ...e,
+              recipients: e.recipients.map((r, i) =>
+                i !== at ? r : both ? { ...r, enc, wrappedKey } : part === "enc" ? { ...r, enc } : { ...r, wrappedKey })
+            })
+          }))),
+        fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n })
+          .filter((order) => order.some((x, i) => x !== i))
+          .map((order): Hostile => ({ what: `reorder ${order.join(",")}`, status: 409, make: (e) => ({ ...e, recipients: order.map((i) => e.recipients[i]) }) })),
+        fc.constantFrom("nonce", "ciphertext", "keyCommitment").chain((part) =>
+          random(part === "nonce" ? 12 : 32).map((bytes): Hostile => ({ what: `another ${part}`, status: 403, make: (e) => ({ ...e, [part]: bytes }) })))
+      )
+      yield* Effect.promise(() =>
+        fc.assert(
+          fc.asyncProperty(hostile, async ({ what, status, make }) => {
+            const reply = await Effect.runPromise(put(app, m.payer.token, batchId, make(stored)))
+            expect(reply.status, what).toBe(status)
+            expect(typeof reply.body.error, what).toBe("string")
+          }),
+          { numRuns: 60, seed: 35 }
+        )
+      )
+      const unchanged = yield* must(app, "GET", `/batches/${batchId}/sealed-amounts`, m.payer.token)
+      expect(unchanged.envelope).toEqual(stored)
+      expect((yield* must(app, "GET", `/batches/${batchId}`, m.viewer.token)).approvals).toHaveLength(1)
+
+      // The owner publishes a key: any reader (the payer) adds them, every entry kept; the approval stands.
+      yield* publish(app, m.owner)
+      const withOwner = { ...stored, recipients: [...stored.recipients, entryFor(ids.owner)] }
+      const added = yield* must(app, "PUT", `/batches/${batchId}/sealed-amounts`, m.payer.token, withOwner)
+      expect(added.envelope).toEqual(withOwner)
+      expect(added.digest).toBe(digestOf(content))
+
+      // The admin leaves: their entry may go (and must: they are no member to seal to).
+      yield* must(app, "DELETE", `/org/members/${ids.admin}`, m.owner.token)
+      const kept = yield* put(app, m.payer.token, batchId, withOwner)
+      expect(kept.status).toBe(422)
+      expect(kept.body.error).toContain(`${ids.admin} is not a member`)
+      const withoutAdmin = { ...withOwner, recipients: withOwner.recipients.filter((r) => r.memberId !== ids.admin) }
+      expect((yield* must(app, "PUT", `/batches/${batchId}/sealed-amounts`, m.approver.token, withoutAdmin)).envelope).toEqual(withoutAdmin)
+
+      // The approver publishes another key: their entry is re-wrapped, in place or at the end; the old one no longer opens.
+      yield* publish(app, m.approver)
+      const stale = yield* put(app, m.payer.token, batchId, withoutAdmin)
+      expect(stale.status).toBe(422)
+      expect(stale.body.error).toContain(`${ids.approver}'s entry names another key`)
+      const rewrapped = {
+        ...withoutAdmin,
+        recipients: [...withoutAdmin.recipients.filter((r) => r.memberId !== ids.approver), entryFor(ids.approver)]
+      }
+      expect((yield* must(app, "PUT", `/batches/${batchId}/sealed-amounts`, m.payer.token, rewrapped)).envelope).toEqual(rewrapped)
+      // Once re-wrapped, that entry is kept like any other.
+      const swapped = yield* put(app, m.payer.token, batchId, {
+        ...rewrapped,
+        recipients: rewrapped.recipients.map((r) => (r.memberId === ids.approver ? entryFor(ids.approver) : r))
+      })
+      expect(swapped.status).toBe(409)
+      expect(swapped.body.error).toContain(`the entry of member ${ids.approver} would change`)
+      const after = yield* must(app, "GET", `/batches/${batchId}`, m.viewer.token)
+      expect(after.approvals.map((a: { sealedAmountsDigest: string }) => a.sealedAmountsDigest)).toEqual([digestOf(content)])
+      const actions = (yield* auditActions(app, m.viewer.token, `action=batch.amounts_shared&subjectId=${batchId}`)).length
+      expect(actions).toBe(3)
+      yield* must(app, "PATCH", "/org/settings", m.owner.token, { approvalsRequired: 0 })
+    }))
+
+  it.effect("a sealing key is one membership's: publishing another member's, of this organization or another, is 409; one's own again is not", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const m = yield* orgWithEveryRole(app, "Own Keys Co")
+      const other = yield* orgWithEveryRole(app, "Other Keys Co")
+      const key = newKey()
+      yield* publish(app, m.approver, key)
+      for (const copier of [m.payer, other.owner]) {
+        const copied = yield* call(app, "PUT", "/me/sealing-key", { token: copier.token, json: { sealingKey: key } })
+        expect(copied.status).toBe(409)
+        expect(copied.body.error).toContain("already published by another member")
+      }
+      expect((yield* publish(app, m.approver, key)).sealingKey).toBe(key)
+      const page = yield* must(app, "GET", "/org/members?limit=100", m.owner.token)
+      expect((page.items as Array<{ sealingKey?: string }>).filter((x) => x.sealingKey === key)).toHaveLength(1)
+      // Once the approver moves to another key, the old one is free again.
+      yield* publish(app, m.approver)
+      expect((yield* publish(app, m.payer, key)).sealingKey).toBe(key)
     }))
 })

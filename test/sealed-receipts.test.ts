@@ -12,23 +12,37 @@ import { innerTransfer } from "./support/Transfer.ts"
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url")
 
-/** The digest as the client computes it: SHA-256 of the nonce's bytes, then the ciphertext's. */
+/** The digest as the client computes it: SHA-256 of the key commitment's bytes, the nonce's, then the ciphertext's. */
 const digestOf = (content: Content) =>
-  createHash("sha256").update(Buffer.from(content.nonce, "base64url")).update(Buffer.from(content.ciphertext, "base64url")).digest("hex")
+  createHash("sha256")
+    .update(Buffer.from(content.keyCommitment, "base64url"))
+    .update(Buffer.from(content.nonce, "base64url"))
+    .update(Buffer.from(content.ciphertext, "base64url"))
+    .digest("hex")
 
 interface Content {
   readonly nonce: string
   readonly ciphertext: string
+  readonly keyCommitment: string
 }
 /** A receipt's sealed content: random bytes of a receipt's size (the service never opens it). */
-const newContent = (bytes = 240): Content => ({ nonce: b64(randomBytes(12)), ciphertext: b64(randomBytes(bytes)) })
+const newContent = (bytes = 240): Content =>
+  ({ nonce: b64(randomBytes(12)), ciphertext: b64(randomBytes(bytes)), keyCommitment: b64(randomBytes(32)) })
+
+/** Each member's published sealing key, by membership id: what their entries name. */
+const published = new Map<string, string>()
+
+/** A member's entry, wrapped (random bytes: the service never opens it) to their published key, else to a random one. */
+const entryFor = (memberId: string) =>
+  ({ memberId, sealingKey: published.get(memberId) ?? b64(randomBytes(32)), enc: b64(randomBytes(32)), wrappedKey: b64(randomBytes(48)) })
 
 const envelopeJson = (content: Content, memberIds: ReadonlyArray<string>) => ({
-  version: 1,
+  version: 2,
   suite: SEALING_SUITE,
   ...content,
-  recipients: memberIds.map((memberId) => ({ memberId, enc: b64(randomBytes(32)), wrappedKey: b64(randomBytes(48)) }))
+  recipients: memberIds.map(entryFor)
 })
+type Envelope = ReturnType<typeof envelopeJson>
 
 /** The members of the organization by role, with their membership ids. */
 const withIds = (app: TestAppShape, members: Record<MemberRole, Member>) =>
@@ -39,7 +53,10 @@ const withIds = (app: TestAppShape, members: Record<MemberRole, Member>) =>
     ) as Record<MemberRole, string>
   })
 
-const publish = (app: TestAppShape, member: Member) => must(app, "PUT", "/me/sealing-key", member.token, { sealingKey: b64(randomBytes(32)) })
+const publish = (app: TestAppShape, member: Member) => {
+  const sealingKey = b64(randomBytes(32))
+  return Effect.tap(must(app, "PUT", "/me/sealing-key", member.token, { sealingKey }), (m) => Effect.sync(() => published.set(m.id, sealingKey)))
+}
 
 const receiptPath = (batchId: string, payoutId: string) => `/batches/${batchId}/payouts/${payoutId}/sealed-receipt`
 const put = (app: TestAppShape, token: string, batchId: string, payoutId: string, json: unknown) =>
@@ -60,7 +77,7 @@ const readyBatch = (app: TestAppShape, name: string, n: number) =>
   })
 
 layer(TestAppLive({}, { ledgerIntervalMs: 20 }), { timeout: 120_000 })("sealed receipts", (it) => {
-  it.effect("PUT and GET: the payer stores a receipt (digest sha256(nonce ‖ ciphertext)), readers get it, viewers and other roles' new receipts are 403, the same one again changes nothing", () =>
+  it.effect("PUT and GET: the payer stores a receipt (digest sha256(keyCommitment ‖ nonce ‖ ciphertext)), readers get it, viewers and other roles' new receipts are 403, the same one again changes nothing", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
       const { batch, ids, m, readers } = yield* readyBatch(app, "Receipts Co", 2)
@@ -141,7 +158,8 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }), { timeout: 120_000 })("sealed r
 
       // An admin publishes a key later: the approver (who may not pay) shares the same receipt with them.
       yield* publish(app, m.admin)
-      const shared = yield* put(app, m.approver.token, batch.batchId, paid!.id, envelopeJson(second, [...readers, ids.admin]))
+      const onFile = replaced.envelope as Envelope
+      const shared = yield* put(app, m.approver.token, batch.batchId, paid!.id, { ...onFile, recipients: [...onFile.recipients, entryFor(ids.admin)] })
       expect(shared.status).toBe(200)
       expect(shared.body.digest).toBe(digestOf(second))
       expect(shared.body.envelope.recipients).toHaveLength(4)
@@ -165,6 +183,67 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }), { timeout: 120_000 })("sealed r
       const canceled = yield* put(app, m.payer.token, batch.batchId, retried!.id, envelopeJson(retry, [...readers, ids.admin]))
       expect(canceled.status).toBe(409)
       expect(canceled.body.error).toContain("the payout is canceled")
+    }))
+
+  it.effect("a share only adds recipients: generated hostile shares of a sent payout's receipt (drop, replace, reorder, another digest) are refused; adding a member and dropping one who left are accepted", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const { batch, ids, m, readers } = yield* readyBatch(app, "Hostile Receipts Co", 1)
+      const payout = batch.payouts[0]!
+      yield* publish(app, m.initiator)
+      const stored = (yield* must(app, "PUT", receiptPath(batch.batchId, payout.id), m.payer.token,
+        envelopeJson(newContent(), [...readers, ids.initiator]))).envelope as Envelope
+      yield* psql(app, "UPDATE payouts SET status = 'submitted' WHERE id = $1", [payout.id])
+      const n = stored.recipients.length
+
+      // The issue's own case: the approver, who may not pay, leaves only themselves as a reader.
+      const alone = yield* put(app, m.approver.token, batch.batchId, payout.id, { ...stored, recipients: [stored.recipients[2]] })
+      expect(alone.status).toBe(409)
+      expect(alone.body.error).toContain("would be dropped")
+
+      type Hostile = { readonly what: string; readonly status: number; readonly make: (e: Envelope) => unknown }
+      const random = (bytes: number) => fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => b64(b))
+      const hostile: fc.Arbitrary<Hostile> = fc.oneof(
+        fc.subarray([...Array(n).keys()], { minLength: 1, maxLength: n - 1 }).map((dropped): Hostile => ({
+          what: `drop ${dropped.join(",")}`,
+          status: 409,
+          make: (e) => ({ ...e, recipients: e.recipients.filter((_, i) => !dropped.includes(i)) })
+        })),
+        fc.tuple(fc.nat(n - 1), random(32), random(48), fc.constantFrom("enc", "wrappedKey", "both")).map(([at, enc, wrappedKey, part]): Hostile => ({
+          what: `replace ${part} of entry ${at}`,
+          status: 409,
+          make: (e) => ({
+            ...e,
+            recipients: e.recipients.map((r, i) =>
+              i !== at ? r : { ...r, ...(part === "wrappedKey" ? {} : { enc }), ...(part === "enc" ? {} : { wrappedKey }) })
+          })
+        })),
+        fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n })
+          .filter((order) => order.some((x, i) => x !== i))
+          .map((order): Hostile => ({ what: `reorder ${order.join(",")}`, status: 409, make: (e) => ({ ...e, recipients: order.map((i) => e.recipients[i]) }) })),
+        fc.constantFrom("nonce", "ciphertext", "keyCommitment").chain((part) =>
+          random(part === "nonce" ? 12 : 32).map((bytes): Hostile => ({ what: `another ${part}`, status: 403, make: (e) => ({ ...e, [part]: bytes }) })))
+      )
+      yield* Effect.promise(() =>
+        fc.assert(
+          fc.asyncProperty(hostile, async ({ what, status, make }) => {
+            const reply = await Effect.runPromise(put(app, m.approver.token, batch.batchId, payout.id, make(stored)))
+            expect(reply.status, what).toBe(status)
+            expect(typeof reply.body.error, what).toBe("string")
+          }),
+          { numRuns: 40, seed: 35 }
+        )
+      )
+      expect((yield* must(app, "GET", receiptPath(batch.batchId, payout.id), m.owner.token)).envelope)
+        .toEqual(stored)
+
+      yield* publish(app, m.admin)
+      const added = { ...stored, recipients: [...stored.recipients, entryFor(ids.admin)] }
+      expect((yield* must(app, "PUT", receiptPath(batch.batchId, payout.id), m.approver.token, added)).envelope).toEqual(added)
+      yield* must(app, "DELETE", `/org/members/${ids.initiator}`, m.owner.token)
+      const withoutInitiator = { ...added, recipients: added.recipients.filter((r) => r.memberId !== ids.initiator) }
+      expect((yield* must(app, "PUT", receiptPath(batch.batchId, payout.id), m.approver.token, withoutInitiator)).envelope)
+        .toEqual(withoutInitiator)
     }))
 
   it.effect("GET /batches/{id}/sealed-receipts pages a batch's receipts newest first; another organization's batch, payout and receipts are 404; API keys are 403", () =>
@@ -221,9 +300,10 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }), { timeout: 120_000 })("sealed r
         fc.constant<Mutation>((e) => ({ ...e, ciphertext: `${e.ciphertext}=` })),
         fc.constant<Mutation>((e) => ({ ...e, recipients: [] })),
         fc.constant<Mutation>((e) => ({ ...e, recipients: [e.recipients[0], e.recipients[0]] })),
-        fc.constantFrom(0, 2, "1", null).map((version): Mutation => (e) => ({ ...e, version })),
+        fc.constantFrom(0, 1, 3, "2", null).map((version): Mutation => (e) => ({ ...e, version })),
+        fc.integer({ min: 0, max: 40 }).filter((n) => n !== 32).map((n): Mutation => (e) => ({ ...e, keyCommitment: b64(randomBytes(n)) })),
         fc.string({ maxLength: 40 }).map((suite): Mutation => (e) => ({ ...e, suite })),
-        fc.constantFrom("version", "suite", "nonce", "ciphertext", "recipients").map((key): Mutation => (e) =>
+        fc.constantFrom("version", "suite", "nonce", "ciphertext", "keyCommitment", "recipients").map((key): Mutation => (e) =>
           Object.fromEntries(Object.entries(e).filter(([k]) => k !== key))),
         fc.jsonValue().map((v): Mutation => () => v)
       )

@@ -5,8 +5,10 @@ import {
   Asset,
   Contract,
   Keypair,
+  nativeToScVal,
   Operation,
   rpc,
+  scValToNative,
   StrKey,
   type Transaction,
   TransactionBuilder,
@@ -106,6 +108,31 @@ layer(TestAppLive(settings, { ledgerIntervalMs: 50 }), { timeout: 120_000 })("PO
       // The registries are simulated too (the loopback has none deployed without a verifier: the host's error comes back).
       const auditor = yield* Effect.promise(() => server.simulateTransaction(callOf(app, AUDITOR, "get_key", xdr.ScVal.scvU32(0))))
       expect(rpc.Api.isSimulationError(auditor)).toBe(true)
+    }))
+
+  it.effect("the token's underlying asset (from its instance storage): its balance and symbol are simulated, nothing else of it", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const wallet = Keypair.random()
+      app.rpc.setAccount({ id: wallet.publicKey() })
+      const server = gateway(app, yield* signIn(app, wallet))
+      const token = app.rpc.deployConfidentialToken(CONFIDENTIAL_TOKEN)
+      token.mintUnderlying(wallet.publicKey(), 1_234_5678900n)
+      const asset = token.underlyingAsset
+      const holder = Address.fromString(wallet.publicKey()).toScVal()
+
+      const balance = yield* Effect.promise(() => server.simulateTransaction(callOf(app, asset, "balance", holder)))
+      expect(rpc.Api.isSimulationSuccess(balance) && scValToNative(balance.result!.retval)).toBe(1_234_5678900n)
+      const symbol = yield* Effect.promise(() => server.simulateTransaction(callOf(app, asset, "symbol")))
+      expect(rpc.Api.isSimulationSuccess(symbol) && scValToNative(symbol.result!.retval)).toBe("USDC")
+      for (const fn of ["transfer", "approve", "decimals"]) {
+        const refused = yield* thrown(() => server.simulateTransaction(callOf(app, asset, fn, holder, holder, nativeToScVal(1n, { type: "i128" }))))
+        expect(refused.code, fn).toBe(-32602)
+        expect(refused.message, fn).toContain(`only balance, symbol of ${asset}`)
+      }
+      // the registries the token names are simulated as well (here, without a verifier, none is deployed: the host's error)
+      const verifier = yield* Effect.promise(() => server.simulateTransaction(callOf(app, VERIFIER, "get_verification_key", xdr.ScVal.scvU32(0))))
+      expect(rpc.Api.isSimulationError(verifier)).toBe(true)
     }))
 
   it.effect("answers are Stellar RPC's, unchanged; an email session and an API key of any scope are served; no session is 401", () =>

@@ -1,6 +1,6 @@
 // POST /token/calls: a wallet's own calls on the confidential token, signed in its client and sponsored by the
 // service (the console's wallet runs in the browser, which cannot submit a transaction). Real proofs: OZ's circuits
-// proven with bb.js over a test CRS, verified by the loopback token (test/confidential-client.test.ts does the same
+// proven with bb.js over Ignition's CRS, verified by the loopback token against OZ's keys (test/confidential-client.test.ts does the same
 // through the wallet's own fees). A payer registers, deposits and merges the organization's wallet; a contractor
 // registers, merges and withdraws; neither spends a stroop of XLM. Then who and what the route refuses.
 import { expect, layer } from "@effect/vitest"
@@ -62,7 +62,7 @@ const balanceOf = (app: TestAppShape, account: string) => app.rpc.account(accoun
 const mergeOf = (app: TestAppShape, key: Keypair, options: Parameters<typeof innerTransfer>[2] = {}) =>
   innerTransfer(app, key, { fn: "merge", args: [address(key.publicKey())], register: false, passphrase: app.rpc.networkPassphrase, ...options })
 
-// The layer's timeout covers building it (the test CRS, made once, and the verifier's keys); each test has its own.
+// The layer's timeout covers building it (the verifier's worker); each test has its own.
 layer(ProvingApp, { timeout: "300 seconds" })("POST /token/calls", (it) => {
   it.effect("a payer registers, deposits into and merges the organization's wallet, the sponsor paying every fee", () =>
     Effect.gen(function*() {

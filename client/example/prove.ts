@@ -1,5 +1,5 @@
 // A confidential account registered through the installed package alone: keys from the wallet's signature (SEP-53,
-// SDK.md §5.2), `register` proven with the circuits the package carries and a CRS directory, the call built,
+// SDK.md §5.2), `register` proven with the circuits and the CRS (Aztec Ignition's) the package carries, the call built,
 // simulated, signed and sent through Stellar RPC, and the wallet's balances then checked against the chain.
 // test/client-package.test.ts installs the package in an empty project and runs this file there; the wallet's
 // secret, the RPC and the token's deployment come in a JSON file named by the first argument.
@@ -22,8 +22,6 @@ import { readFileSync } from "node:fs"
 interface Input {
   readonly rpcUrl: string
   readonly deployment: TokenDeployment
-  /** A directory with bn254_g1.dat and bn254_g2.dat. */
-  readonly crsDir: string
   /** Where the wallet keeps its sealed state. */
   readonly stateDir: string
   /** The wallet's secret seed (S...): it signs the root message and the transaction. */
@@ -46,7 +44,7 @@ const program = Effect.gen(function*() {
     try: () => keysFromSigner({ signer, account, contract: deployment.contract, networkPassphrase: deployment.networkPassphrase }),
     catch: (error) => error
   })
-  const setup = yield* openProvingSetup({ crsDir: input.crsDir, networkPassphrase: deployment.networkPassphrase, threads: 1 })
+  const setup = yield* openProvingSetup({ threads: 1 })
   const wallet = yield* openWallet({ keys, account, reader, setup, store: new FileStore(input.stateDir) })
 
   // The deployment's verification key is compared with the packaged circuit's before the proof is made.

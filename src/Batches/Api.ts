@@ -202,14 +202,18 @@ export class BatchesApi extends HttpApiGroup.make("batches")
         OpenApi.Description,
         "Stores the batch's amounts as an envelope sealed in the caller's browser to the members who may read them " +
           "(HPKE, RFC 9180); the service checks its shape and sizes, never its content, and answers it with its " +
-          "`digest` (SHA-256 of the nonce's bytes and the ciphertext's). New amounts (another digest) need " +
-          "`batches:write` and `amounts:read` (owner, admin, initiator), only while the batch is a `draft`, and clear " +
-          "its approvals. The same digest with other recipients (sharing with a member who joined later) needs " +
-          `\`amounts:read\` only, in any state but \`completed\` and \`canceled\`, and keeps the approvals. ${MISSING} ` +
+          "`digest` (SHA-256 of the key commitment's, the nonce's and the ciphertext's bytes: version 2 envelopes " +
+          "commit to their content key, so no two readers can be handed different keys for one digest). New amounts " +
+          "(another digest) need `batches:write` and `amounts:read` (owner, admin, initiator), only while the batch is " +
+          "a `draft`, and clear its approvals. The same digest with other recipients (sharing with a member who joined " +
+          "later) needs `amounts:read` only, in any state but `completed` and `canceled`, and keeps the approvals; a " +
+          "share may only add recipients: every entry on file whose member is still a reader with the key it names " +
+          `comes back byte for byte and in its order. ${MISSING} ` +
           "403 for a role without `amounts:read` (viewer), for new amounts without `batches:write`, and for API keys; " +
-          "409 when new amounts are given for a batch that is no longer a draft, or anything for a completed or " +
-          "canceled batch (the state is named); 422 when a recipient is not a current member holding `amounts:read` " +
-          "with a published sealing key (named); 400 for an envelope of the wrong shape or sizes."
+          "409 when new amounts are given for a batch that is no longer a draft, anything for a completed or " +
+          "canceled batch (the state is named), or a share that would drop, change or move a current reader's entry " +
+          "(named); 422 when a recipient is not a current member holding `amounts:read` whose entry names the sealing " +
+          "key they published (named); 400 for an envelope of the wrong shape or sizes (a version 1 envelope included)."
       )
   )
   .add(

@@ -29,16 +29,20 @@ export class SealedReceiptsApi extends HttpApiGroup.make("sealedReceipts")
         "Stores the receipt of the transfer paying this payout (its amount, ephemeral secret r_e and randomness σ) as " +
           "an envelope sealed in the payer's browser to the members who may read amounts (HPKE, RFC 9180; the envelope " +
           "of PUT /batches/{id}/sealed-amounts): the service checks its shape and sizes, never its content, and answers " +
-          "it with its `digest` (SHA-256 of the nonce's bytes and the ciphertext's). Seal it before posting the " +
+          "it with its `digest` (SHA-256 of the key commitment's, the nonce's and the ciphertext's bytes). Seal it before posting the " +
           "transfer (POST /transfer), as the wallet keeps its openings. A new receipt (another digest) needs " +
           "`transfers:submit` (owner, payer), for a payout of a readied batch that was not canceled (`ready`, " +
           "`submitted`, `settled` or `failed`); it replaces the one on file only while no transfer of the payout is in " +
           "flight or landed (`ready`, or `failed`: the retry is another proof). The same receipt again is answered as " +
           "stored; with other recipients (sharing with a member who joined later) it needs `amounts:read` only, in " +
-          `any of those states. ${READERS} ${MISSING}; 404 also when the batch has no such payout. 403 for a new receipt ` +
-          "without `transfers:submit`; 409 when the payout is `draft` or `canceled`, or another receipt is given for a " +
-          "payout that is `submitted` or `settled`; 422 when a recipient is not a current member holding " +
-          "`amounts:read` with a published sealing key (named); 400 for an envelope of the wrong shape or sizes."
+          "any of those states, and may only add recipients: every entry on file whose member is still a reader with " +
+          "the key it names comes back byte for byte and in its order. " +
+          `${READERS} ${MISSING}; 404 also when the batch has no such payout. 403 for a new receipt ` +
+          "without `transfers:submit`; 409 when the payout is `draft` or `canceled`, another receipt is given for a " +
+          "payout that is `submitted` or `settled`, or a share would drop, change or move a current reader's entry " +
+          "(named); 422 when a recipient is not a current member holding `amounts:read` whose entry names the " +
+          "sealing key they published (named); 400 for an envelope of the wrong shape or sizes (a version 1 envelope " +
+          "included)."
       )
   )
   .add(

@@ -34,6 +34,15 @@ export class SealedAmountsRepo extends Effect.Service<SealedAmountsRepo>()("Batc
     /** The batch's sealed amounts; none when it has none. */
     const find = (id: BatchId) => findOne(id).pipe(undecodableDies, orUnavailable, Spans.withSpan("SealedAmountsRepo.find"))
 
+    const lockOne = SqlSchema.findOne({
+      Request: BatchId,
+      Result: SealedAmountsFromRow,
+      execute: (id) =>
+        sql`SELECT envelope, digest, updated_at, updated_by FROM batch_sealed_amounts WHERE batch_id = ${id} FOR UPDATE`
+    })
+    /** The batch's sealed amounts, their row locked until the transaction ends (the write that follows checks against them). */
+    const lock = (id: BatchId) => lockOne(id).pipe(undecodableDies, Spans.withSpan("SealedAmountsRepo.lock"))
+
     const upsert = SqlSchema.void({
       Request: Stored,
       execute: (row) =>
@@ -61,12 +70,15 @@ export class SealedAmountsRepo extends Effect.Service<SealedAmountsRepo>()("Batc
       Request: Schema.Struct({ orgId: OrgId, ids: Schema.Array(Schema.String) }),
       Result: Reader,
       execute: ({ orgId, ids }) =>
-        sql`SELECT id, role, sealing_key FROM org_members WHERE org_id = ${orgId} AND id IN ${sql.in(ids)}`
+        sql`SELECT id, role, sealing_key FROM org_members WHERE org_id = ${orgId} AND id IN ${sql.in(ids)} FOR SHARE`
     })
-    /** The organization's members among `ids`, with their roles and sealing keys. */
+    /**
+     * The organization's members among `ids`, with their roles and sealing keys, their rows share-locked until the
+     * transaction ends: a key published or a member removed meanwhile waits for the envelope checked against them.
+     */
     const readers = (orgId: OrgId, ids: ReadonlyArray<string>) =>
       readersOf({ orgId, ids }).pipe(undecodableDies, Spans.withSpan("SealedAmountsRepo.readers"))
 
-    return { find, store, clearApprovals, readers } as const
+    return { find, lock, store, clearApprovals, readers } as const
   })
 }) {}

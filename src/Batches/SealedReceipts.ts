@@ -12,7 +12,7 @@ import { batchPolicy } from "./Policy.ts"
 import { SealedAmountsRepo } from "./SealedAmountsRepo.ts"
 import { SealedReceiptsRepo } from "./SealedReceiptsRepo.ts"
 import { checkRecipients } from "./SealedRecipients.ts"
-import { sealedDigest } from "./Sealing.ts"
+import { sealedDigest, sharedFrom } from "./Sealing.ts"
 import * as Spans from "../Observability/Spans.ts"
 
 /** A payout of a readied batch, not canceled: one a transfer may pay (ready, failed) or paid (submitted, settled). */
@@ -32,7 +32,8 @@ const sameEnvelope = (a: SealedEnvelope, b: SealedEnvelope) => JSON.stringify(en
  * on-chain ciphertext with the approved amount. Stored opaque, each recipient a current reader with a sealing key
  * (as for a batch's sealed amounts). A new receipt is the payer's (`transfers:submit`), for a payout of a readied
  * batch that was not canceled; once the payout's transfer is in flight or landed (submitted, settled), the receipt on
- * file stays: only the same receipt (the same nonce and ciphertext) may be shared with more members, by any reader.
+ * file stays: only the same receipt (the same digest) may be shared with more members, by any reader, a share only
+ * adding recipients (issue 35 §4: SealedRecipients.ts).
  */
 export class SealedReceipts extends Effect.Service<SealedReceipts>()("Batches/SealedReceipts", {
   effect: Effect.gen(function*() {
@@ -55,9 +56,10 @@ export class SealedReceipts extends Effect.Service<SealedReceipts>()("Batches/Se
             error: `the payout is ${status.value}; a receipt is kept only for a payout of a readied batch that was not canceled`
           })
         }
-        const previous = yield* repo.find(id, payoutId)
-        const shared = Option.isSome(previous) && previous.value.digest === digest
-        if (shared && sameEnvelope(previous.value.envelope, envelope)) return previous.value
+        const previous = yield* repo.lock(id, payoutId)
+        const sharedEnvelope = sharedFrom(previous, digest)
+        const shared = sharedEnvelope !== undefined
+        if (Option.isSome(previous) && shared && sameEnvelope(sharedEnvelope, envelope)) return previous.value
         if (!shared) {
           if (!actor.permissions.includes(batchPolicy.pay)) {
             return yield* new Forbidden({
@@ -72,7 +74,7 @@ export class SealedReceipts extends Effect.Service<SealedReceipts>()("Batches/Se
             })
           }
         }
-        yield* checkRecipients(readers.readers, actor.orgId, envelope)
+        yield* checkRecipients(readers.readers, actor.orgId, envelope, sharedEnvelope)
         const at = new Date(yield* Clock.currentTimeMillis)
         yield* repo.store(id, payoutId, envelope, digest, at, actor.sub)
         yield* audit.append({

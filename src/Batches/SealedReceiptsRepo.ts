@@ -51,6 +51,16 @@ export class SealedReceiptsRepo extends Effect.Service<SealedReceiptsRepo>()("Ba
     const find = (batchId: BatchId, payoutId: PayoutId) =>
       findOne({ batchId, payoutId }).pipe(undecodableDies, orUnavailable, Spans.withSpan("SealedReceiptsRepo.find"))
 
+    const lockOne = SqlSchema.findOne({
+      Request: Schema.Struct({ batchId: BatchId, payoutId: PayoutId }),
+      Result: ReceiptFromRow,
+      execute: ({ batchId, payoutId }) =>
+        sql`SELECT ${columns} FROM payout_sealed_receipts WHERE payout_id = ${payoutId} AND batch_id = ${batchId} FOR UPDATE`
+    })
+    /** The payout's sealed receipt, its row locked until the transaction ends (the write that follows checks against it). */
+    const lock = (batchId: BatchId, payoutId: PayoutId) =>
+      lockOne({ batchId, payoutId }).pipe(undecodableDies, Spans.withSpan("SealedReceiptsRepo.lock"))
+
     const upsert = SqlSchema.void({
       Request: Stored,
       execute: (row) =>
@@ -96,6 +106,6 @@ export class SealedReceiptsRepo extends Effect.Service<SealedReceiptsRepo>()("Ba
         Spans.withSpan("SealedReceiptsRepo.page")
       )
 
-    return { lockPayout, find, store, page } as const
+    return { lockPayout, find, lock, store, page } as const
   })
 }) {}

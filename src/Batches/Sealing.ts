@@ -3,7 +3,7 @@ import { createHash } from "node:crypto"
 import type { Actor } from "../Domain/Actor.ts"
 import { Conflict, Forbidden, notFound } from "../Domain/Errors.ts"
 import type { BatchId } from "../Domain/Ids.ts"
-import { SealedAmounts, type SealedEnvelope } from "../Domain/SealedAmounts.ts"
+import { SealedAmounts, SealedEnvelope, type StoredEnvelope } from "../Domain/SealedAmounts.ts"
 import { AuditTrail } from "../Sql/AuditTrail.ts"
 import { BatchRepo } from "./BatchRepo.ts"
 import { ControlRepo } from "./ControlRepo.ts"
@@ -12,17 +12,30 @@ import { SealedAmountsRepo } from "./SealedAmountsRepo.ts"
 import { checkRecipients } from "./SealedRecipients.ts"
 import * as Spans from "../Observability/Spans.ts"
 
-/** SHA-256 of the nonce's bytes followed by the ciphertext's, lowercase hex: what approvals bind (not the recipients). */
-export const sealedDigest = (envelope: Pick<SealedEnvelope, "nonce" | "ciphertext">) =>
+/**
+ * SHA-256 of the key commitment's 32 bytes, the nonce's 12 and the ciphertext's, lowercase hex: what approvals bind
+ * (not the recipients), as the client's `digest` computes it (client/src/sealing/Envelope.ts). The fixed-length parts
+ * come first, so the bytes split one way.
+ */
+export const sealedDigest = (envelope: Pick<SealedEnvelope, "keyCommitment" | "nonce" | "ciphertext">) =>
   createHash("sha256")
+    .update(Buffer.from(envelope.keyCommitment, "base64url"))
     .update(Buffer.from(envelope.nonce, "base64url"))
     .update(Buffer.from(envelope.ciphertext, "base64url"))
     .digest("hex")
 
+/** The envelope on file when `digest` names the same document (a share), of the current version; else undefined. */
+export const sharedFrom = (stored: Option.Option<{ readonly envelope: StoredEnvelope; readonly digest: string }>, digest: string) => {
+  if (Option.isNone(stored) || stored.value.digest !== digest) return undefined
+  const { envelope } = stored.value
+  return envelope instanceof SealedEnvelope ? envelope : undefined
+}
+
 /**
- * A batch's sealed amounts (issue 31 §1): stored opaque, each recipient a current member who may read amounts and has
- * a sealing key. New amounts (another digest) only while the batch is a draft, by a member who edits batches, and
- * they clear its approvals; the same amounts shared with more members in any state until the batch is final.
+ * A batch's sealed amounts (issue 31 §1): stored opaque, each recipient a current member who may read amounts, wrapped
+ * to the sealing key they published. New amounts (another digest) only while the batch is a draft, by a member who
+ * edits batches, and they clear its approvals; the same amounts shared with more members in any state until the batch
+ * is final, a share only adding recipients (issue 35 §4: SealedRecipients.ts).
  */
 export class Sealing extends Effect.Service<Sealing>()("Batches/Sealing", {
   effect: Effect.gen(function*() {
@@ -37,8 +50,10 @@ export class Sealing extends Effect.Service<Sealing>()("Batches/Sealing", {
         const locked = yield* controls.lock(actor.orgId, id)
         if (Option.isNone(locked)) return yield* notFound("batch")
         const batch = locked.value
-        const previous = Option.map(yield* repo.find(id), (s) => s.digest)
-        const changed = Option.getOrNull(previous) !== digest
+        const stored = yield* repo.lock(id)
+        const previous = Option.map(stored, (s) => s.digest)
+        const shared = sharedFrom(stored, digest)
+        const changed = shared === undefined
         if (changed) {
           if (!actor.permissions.includes(batchPolicy.write)) {
             return yield* new Forbidden({
@@ -52,7 +67,7 @@ export class Sealing extends Effect.Service<Sealing>()("Batches/Sealing", {
         } else if (batch.status === "completed" || batch.status === "canceled") {
           return yield* new Conflict({ error: `the batch is ${batch.status}; its sealed amounts can no longer be shared` })
         }
-        yield* checkRecipients(repo.readers, actor.orgId, envelope)
+        yield* checkRecipients(repo.readers, actor.orgId, envelope, shared)
         const at = new Date(yield* Clock.currentTimeMillis)
         yield* repo.store(id, envelope, digest, at, actor.sub)
         if (changed) yield* repo.clearApprovals(id)

@@ -1,6 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { NotFound } from "../Domain/Errors.ts"
 import { DeploymentEndpoint } from "./DeploymentApi.ts"
 
 const IfNoneMatch = Schema.Struct({
@@ -38,9 +37,8 @@ const G2File = BinaryFile(
 
 const SERVED = "`application/octet-stream` with `Content-Length`, a strong `ETag` (the bytes' sha256, hex) and " +
   "`Cache-Control: public, max-age=86400` (an operator may replace the files: a day, then revalidated by ETag); with " +
-  "`If-None-Match` naming the ETag, 304 and no body. HEAD answers the headers alone. 404 when no CRS is installed " +
-  "(`npm run crs` puts one in `CRS_DIR`; a restart serves it). Public: no session; not rate-limited (it is read and " +
-  "checked once at start and served from memory)."
+  "`If-None-Match` naming the ETag, 304 and no body. HEAD answers the headers alone. Public: no session; not " +
+  "rate-limited (it is read and checked against Ignition's pins once at start and served from memory)."
 
 export class CrsApi extends HttpApiGroup.make("crs")
   .add(
@@ -48,12 +46,11 @@ export class CrsApi extends HttpApiGroup.make("crs")
       .setHeaders(IfNoneMatch)
       .addSuccess(G1File)
       .addSuccess(NotModified)
-      .addError(NotFound)
       .annotate(OpenApi.Summary, "The CRS's G1 points (bn254_g1.dat)")
       .annotate(
         OpenApi.Description,
-        `The G1 file of the proving CRS, as bb reads it: Aztec Ignition's first 32,769 points, or on a standalone ` +
-          `network a test CRS. ${SERVED}`
+        `The G1 file of the proving CRS, as bb reads it: Aztec Ignition's first 32,769 points, the CRS OZ's ` +
+          `verification keys were made with (the project's copy in client/crs unless CRS_DIR names another). ${SERVED}`
       )
   )
   .add(
@@ -61,7 +58,6 @@ export class CrsApi extends HttpApiGroup.make("crs")
       .setHeaders(IfNoneMatch)
       .addSuccess(G2File)
       .addSuccess(NotModified)
-      .addError(NotFound)
       .annotate(OpenApi.Summary, "The CRS's G2 point (bn254_g2.dat)")
       .annotate(OpenApi.Description, `The G2 file of the proving CRS, as bb reads it. ${SERVED}`)
   )
@@ -71,7 +67,7 @@ export class CrsApi extends HttpApiGroup.make("crs")
     OpenApi.Description,
     "What the console's prover needs from this service's own origin, so that a page never asks a third party: the " +
       "structured reference string (Barretenberg's BN254 files) and where the confidential token lives. The service " +
-      "checks the CRS at start as the client does: Aztec Ignition's by its sha256, and a test CRS only on a " +
-      "standalone network (on testnet or the public network the service refuses to start with one)."
+      "checks the CRS at start as the client does, against Aztec Ignition's sha256 pins, and does not start with " +
+      "another."
   )
 {}

@@ -1,21 +1,19 @@
-import { Config, Either, Option } from "effect"
+import { Config, Either } from "effect"
 import * as Path from "node:path"
-import { NetworkPassphrase } from "../Config.ts"
-import { DEFAULT_DATA_DIR } from "../EmbeddedPostgres/FirstStart.ts"
+import { fileURLToPath } from "node:url"
 import { installedCrs } from "./InstalledCrs.ts"
 
-/** CRS_DIR, else DATA_DIR/crs: where `npm run crs` writes (`crsDirFromEnv`, client/src/confidential/proving/CrsFiles.ts). */
-const CrsDir = Config.all({
-  crsDir: Config.option(Config.string("CRS_DIR")),
-  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(DEFAULT_DATA_DIR))
-}).pipe(Config.map(({ crsDir, dataDir }) => Path.resolve(Option.getOrElse(crsDir, () => Path.join(dataDir, "crs")))))
+/** Aztec Ignition's prefix as the project carries it (client/crs): the same two levels up from src/Crs and dist/server. */
+export const BUNDLED_CRS_DIR = fileURLToPath(new URL("../../client/crs", import.meta.url))
+
+/** CRS_DIR, else the project's own copy of Ignition's files. */
+const CrsDir = Config.string("CRS_DIR").pipe(Config.withDefault(BUNDLED_CRS_DIR), Config.map((dir) => Path.resolve(dir)))
 
 /**
- * The proving CRS in CRS_DIR, read and checked against NETWORK_PASSPHRASE with the other settings, before the
- * database starts: none when the directory holds neither file; a refused setting naming CRS_DIR when it holds one
- * file, a malformed CRS, or a test CRS for testnet or the public network.
+ * The proving CRS in CRS_DIR, read and checked with the other settings, before the database starts: a refused
+ * setting naming CRS_DIR when a file is missing or unreadable, or is not Aztec Ignition's.
  */
-export const CrsConfig = Config.all({ dir: CrsDir, networkPassphrase: NetworkPassphrase }).pipe(
-  Config.mapOrFail(({ dir, networkPassphrase }) => Either.map(installedCrs(dir, networkPassphrase), (installed) => ({ dir, installed })))
+export const CrsConfig = Config.all({ dir: CrsDir }).pipe(
+  Config.mapOrFail(({ dir }) => Either.map(installedCrs(dir), (installed) => ({ dir, installed })))
 )
 export type CrsConfig = Config.Config.Success<typeof CrsConfig>

@@ -10,9 +10,10 @@ const contract = (name: string, what: string) =>
   }), Config.map((id) => ContractId.make(id))))
 
 /**
- * Where the confidential token lives, as a browser wallet needs it (GET /confidential/deployment): the token, and the
- * auditor and verifier registries it calls, which at OpenZeppelin's 8af46e2c it keeps without a public getter, so the
- * deployment names them (the same settings as `npm run demo` on a network). `auditorId` is the auditor a contractor's
+ * Where the confidential token lives, as a browser wallet needs it (GET /confidential/deployment): the token is enough,
+ * since at OpenZeppelin's 8af46e2c it keeps its underlying asset and its auditor and verifier registries in instance
+ * storage, which Deployment.ts reads from the chain. CONFIDENTIAL_AUDITOR_CONTRACT and CONFIDENTIAL_VERIFIER_CONTRACT,
+ * when set, are checked against what the token names. `auditorId` is the auditor a contractor's
  * `register(account, auditor_id, data)` names.
  */
 export const DeploymentConfig = Config.all({
@@ -24,9 +25,5 @@ export const DeploymentConfig = Config.all({
     Config.withDefault(0)
   ),
   networkPassphrase: NetworkPassphrase
-}).pipe(Config.map(({ auditorId, auditorRegistry, contract, networkPassphrase, verifierRegistry }) =>
-  Option.all({ contract, auditorRegistry, verifierRegistry }).pipe(
-    Option.map((ids) => ({ ...ids, auditorId, networkPassphrase }))
-  )
-))
+}).pipe(Config.map(({ contract, ...rest }) => Option.map(contract, (token) => ({ contract: token, ...rest }))))
 export type DeploymentConfig = Config.Config.Success<typeof DeploymentConfig>

@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { CrsConfig } from "./Config.ts"
 import type { CrsFile } from "./InstalledCrs.ts"
 
@@ -8,16 +8,9 @@ export type CrsFileName = "g1" | "g2"
 export class ServedCrs extends Effect.Service<ServedCrs>()("Crs/ServedCrs", {
   effect: Effect.gen(function*() {
     const { dir, installed } = yield* CrsConfig
-    yield* Option.match(installed, {
-      onNone: () =>
-        Effect.logInfo(`no proving CRS in CRS_DIR (${dir}): GET /crs/* answer 404 until npm run crs puts one there and the service restarts`),
-      onSome: (crs) =>
-        Effect.logInfo(
-          `serving the proving CRS in CRS_DIR (${dir}): ${crs.kind === "ignition" ? "Aztec Ignition's" : "a test CRS of"} ${crs.points} points`
-        )
-    })
+    yield* Effect.logInfo(`serving the proving CRS in CRS_DIR (${dir}): Aztec Ignition's first ${installed.points} points`)
     return {
-      file: (name: CrsFileName): Option.Option<CrsFile> => Option.map(installed, (crs) => crs[name])
+      file: (name: CrsFileName): CrsFile => installed[name]
     }
   })
 }) {}

@@ -37,9 +37,18 @@ export const MAX_RECIPIENTS = 100
 
 const EXAMPLE_KEY = "LHDhK3oGRvkiefQnx7OOczTY5Tic_xZ6HcMOc_gmtoM"
 const EXAMPLE_MEMBER = MemberId.make("3c6f1e2a-9b4d-4f7e-8a15-0d2c7b9e6f41")
-export const EXAMPLE_DIGEST = "3cc26b321789a279435958cb1924c634297be19ded558a34664f5929cfaa0b40"
+/** What approvals bind, as the client's `digest` computes it (client/src/sealing/Envelope.ts). */
+export const DIGEST_DESCRIPTION = "SHA-256 (lowercase hex) of the key commitment's 32 bytes, the nonce's 12 and the " +
+  "ciphertext's: what approvals bind. The recipients are outside it, so sharing with more members keeps the approvals " +
+  "(a version 1 envelope's: of the nonce's and the ciphertext's bytes)"
+export const EXAMPLE_DIGEST = "9578e27e79ee634dddd5f85055d812bb4cbdcee26e218ed37470efb2d1c8ea0a"
 
-export class SealedRecipient extends Schema.Class<SealedRecipient>("SealedRecipient")({
+const sealingKeyOfEntry = Schema.propertySignature(SealingKey).annotations({
+  description: "The recipient's sealing key this entry is wrapped to: their published key when the entry was added. An " +
+    "entry stays as stored until its member leaves, loses `amounts:read` or publishes another key"
+})
+
+const entryFields = {
   memberId: Schema.propertySignature(MemberId).annotations({
     description: "The member it is sealed to: a current member holding `amounts:read` with a published sealing key"
   }),
@@ -49,9 +58,21 @@ export class SealedRecipient extends Schema.Class<SealedRecipient>("SealedRecipi
   wrappedKey: Schema.propertySignature(Base64Url("wrappedKey", 48, 48)).annotations({
     description: "The envelope's content key sealed to this member (32 bytes and a 16-byte tag): 48 bytes, base64url"
   })
+}
+
+export class SealedRecipient extends Schema.Class<SealedRecipient>("SealedRecipient")({
+  memberId: entryFields.memberId,
+  sealingKey: sealingKeyOfEntry,
+  enc: entryFields.enc,
+  wrappedKey: entryFields.wrappedKey
 }, { description: "The envelope's content key, sealed to one member's sealing key" }) {}
 
-const uniqueMembers = (recipients: ReadonlyArray<SealedRecipient>) => {
+/** A recipient of a version 1 envelope, which named no sealing key. */
+export class LegacySealedRecipient extends Schema.Class<LegacySealedRecipient>("LegacySealedRecipient")(entryFields, {
+  description: "A version 1 envelope's recipient (no sealing key named)"
+}) {}
+
+const uniqueMembers = (recipients: ReadonlyArray<{ readonly memberId: string }>) => {
   const seen = new Set<string>()
   for (const r of recipients) {
     if (seen.has(r.memberId)) return `recipients name member ${r.memberId} twice`
@@ -60,8 +81,14 @@ const uniqueMembers = (recipients: ReadonlyArray<SealedRecipient>) => {
   return true
 }
 
-const SealedEnvelopeFields = {
-  version: Schema.propertySignature(Schema.Literal(1)).annotations({ description: "The envelope format's version: 1" }),
+const recipientsOf = <A extends { readonly memberId: string }, I>(recipient: Schema.Schema<A, I>) =>
+  Schema.Array(recipient).pipe(
+    Schema.minItems(1, { message: () => "recipients must not be empty" }),
+    Schema.maxItems(MAX_RECIPIENTS, { message: () => `at most ${MAX_RECIPIENTS} recipients` }),
+    Schema.filter(uniqueMembers)
+  )
+
+const contentFields = {
   suite: Schema.propertySignature(Schema.Literal(SEALING_SUITE)).annotations({
     description: "The HPKE suite (KEM/KDF/AEAD) the content key is sealed with"
   }),
@@ -71,44 +98,74 @@ const SealedEnvelopeFields = {
   ciphertext: Schema.propertySignature(Base64Url("ciphertext", 16, MAX_CIPHERTEXT_BYTES)).annotations({
     description: "The sealed document, a batch's amounts or a payout's receipt (with its 16-byte tag): 16 to 65,536 " +
       "bytes, base64url without padding"
+  })
+}
+
+export const ENVELOPE_VERSION = 2
+
+const SealedEnvelopeFields = {
+  version: Schema.propertySignature(
+    Schema.Literal(ENVELOPE_VERSION).annotations({
+      message: () => "the envelope's version must be 2 (version 1 commits to no content key and is no longer accepted: seal again)"
+    })
+  ).annotations({ description: "The envelope format's version: 2" }),
+  ...contentFields,
+  keyCommitment: Schema.propertySignature(Base64Url("keyCommitment", 32, 32)).annotations({
+    description: "SHA-256 of the label `confidential-payroll/key-commitment/v1` followed by the content key: 32 bytes, " +
+      "base64url. A reader checks it before decrypting, so every reader opens the ciphertext under the one key the " +
+      "digest names"
   }),
-  recipients: Schema.propertySignature(
-    Schema.Array(SealedRecipient).pipe(
-      Schema.minItems(1, { message: () => "recipients must not be empty" }),
-      Schema.maxItems(MAX_RECIPIENTS, { message: () => `at most ${MAX_RECIPIENTS} recipients` }),
-      Schema.filter(uniqueMembers)
-    )
-  ).annotations({ description: "1 to 100 members, each once, who can open it" })
+  recipients: Schema.propertySignature(recipientsOf(SealedRecipient)).annotations({
+    description: "1 to 100 members, each once, who can open it"
+  })
 }
 
 const exampleEnvelope: Schema.Struct.Type<typeof SealedEnvelopeFields> = {
-  version: 1,
+  version: ENVELOPE_VERSION,
   suite: SEALING_SUITE,
   nonce: "AAECAwQFBgcICQoL",
   ciphertext: "MFUx3MUOvKMc8dWzHp_HbtUfZrO23VoDDGU5rmUy-Xk",
+  keyCommitment: "q2Yk6Zb1Xh0vF3n8c5sWm0r7Tq9jLd4eA1uJpGx2Kz8",
   recipients: [new SealedRecipient({
     memberId: EXAMPLE_MEMBER,
-    enc: EXAMPLE_KEY,
+    sealingKey: EXAMPLE_KEY,
+    enc: "Rt4nE8yq3mW1bV0kJ7aX5cZ2hP9sLdU6gF4oQiMwYvA",
     wrappedKey: "zPOqyGTodn4j5U4RS2hpHh6m0_xz2uYTbv03C0fGZdwHBwcHBwcHBwcHBwcHBwcH"
   })]
 }
 
 /**
- * A batch's amounts sealed among the members who may read them (issue 31 §1). The service checks the shape and sizes
- * only, never the content: it holds no key that opens it.
+ * A batch's amounts (or a payout's receipt) sealed among the members who may read them (issue 31 §1, issue 35 §4). The
+ * service checks the shape and sizes only, never the content: it holds no key that opens it.
  */
 export class SealedEnvelope extends Schema.Class<SealedEnvelope>("SealedEnvelope")(SealedEnvelopeFields, documented(SealedEnvelopeFields, {
   description: "A batch's amounts (or a payout's receipt), encrypted once (ChaCha20-Poly1305) under a content key sealed " +
-    "to each reader with HPKE (RFC 9180). Opaque to the service",
+    "to each reader with HPKE (RFC 9180) and committed to by `keyCommitment`. Opaque to the service",
   examples: [exampleEnvelope]
 })) {}
 
+const LegacyEnvelopeFields = {
+  version: Schema.propertySignature(Schema.Literal(1)).annotations({ description: "1" }),
+  ...contentFields,
+  recipients: Schema.propertySignature(recipientsOf(LegacySealedRecipient)).annotations({ description: "Who could open it" })
+}
+
+/**
+ * An envelope stored before key commitments (issue 35 §4): answered as stored, never accepted again; the client
+ * refuses to open it (its readers could have been handed different content keys), so it is sealed again.
+ */
+export class LegacySealedEnvelope extends Schema.Class<LegacySealedEnvelope>("LegacySealedEnvelope")(LegacyEnvelopeFields, {
+  description: "A version 1 envelope, stored before key commitments: no longer accepted, and not opened by the client " +
+    "(seal the document again)"
+}) {}
+
+/** What a GET answers: the envelope as stored, of either version. */
+export const StoredEnvelope = Schema.Union(SealedEnvelope, LegacySealedEnvelope)
+export type StoredEnvelope = typeof StoredEnvelope.Type
+
 const SealedAmountsFields = {
-  envelope: Schema.propertySignature(SealedEnvelope).annotations({ description: "The envelope, as it was stored" }),
-  digest: Schema.propertySignature(Sha256Hex).annotations({
-    description: "SHA-256 (lowercase hex) of the nonce's bytes followed by the ciphertext's: what approvals bind. The " +
-      "recipients are outside it, so sharing with more members keeps the approvals"
-  }),
+  envelope: Schema.propertySignature(StoredEnvelope).annotations({ description: "The envelope, as it was stored" }),
+  digest: Schema.propertySignature(Sha256Hex).annotations({ description: DIGEST_DESCRIPTION }),
   updatedAt: Schema.propertySignature(Schema.DateTimeUtc).annotations({ description: "When it was last stored" }),
   updatedBy: Schema.propertySignature(Schema.String).annotations({ description: "Who stored it last (their account or Privy id)" })
 }
@@ -167,6 +224,6 @@ export class RecipientRefused extends Schema.TaggedError<RecipientRefused>()(
   HttpApiSchema.annotations({
     status: 422,
     description: "A recipient of the envelope is not a current member of the organization holding `amounts:read` with " +
-      "a published sealing key (the message names which)"
+      "a published sealing key, or its entry names another key than the one they published (the message names which)"
   })
 ) {}

@@ -43,6 +43,7 @@ export class OrgsApi extends HttpApiGroup.make("account")
       .setPayload(PublishSealingKey)
       .addSuccess(Member)
       .addError(Forbidden)
+      .addError(Conflict)
       .annotate(OpenApi.Summary, "Publish your sealing key")
       .annotate(
         OpenApi.Description,
@@ -51,7 +52,9 @@ export class OrgsApi extends HttpApiGroup.make("account")
           "before (another device derives the same key, so it is normally unchanged); a new or changed key is an " +
           "audit row (`member.sealing_key_published`). Answers the member, with `sealingKey`. Needs a signed-in member " +
           "whose role grants `amounts:read` (owner, admin, initiator, approver, payer): 403 for a viewer, a session of " +
-          "no organization, or an API key. 400 when the key is not 32 bytes of base64url without padding, or is all zeros."
+          "no organization, or an API key. 409 when another member (of any organization) published the same key: each " +
+          "derives their own, so only a copy collides. 400 when the key is not 32 bytes of base64url without padding, " +
+          "or is all zeros."
       )
   )
   .add(

@@ -15,6 +15,9 @@ export type { Membership } from "../Domain/Session.ts"
 
 export class AlreadyMember extends Data.TaggedError("AlreadyMember") {}
 
+/** Another membership published this sealing key (migration 0027's unique index). */
+export class SealingKeyTaken extends Data.TaggedError("SealingKeyTaken") {}
+
 const Claimed = Schema.Struct({ orgId: OrgId, role: MemberRole })
 const Account = Schema.Struct({ userSub: Schema.String })
 const Settings = Schema.Struct({ approvalsRequired: Schema.Int })
@@ -141,9 +144,18 @@ export class OrgRepo extends Effect.Service<OrgRepo>()("Orgs/OrgRepo", {
           FROM prev WHERE m.id = prev.id
           RETURNING m.id, prev.sealing_key AS previous`
     })
-    /** Sets the member's sealing key; the key it replaced (null: none), or none when `sub` is not a member any more. */
+    /**
+     * Sets the member's sealing key; the key it replaced (null: none), or none when `sub` is not a member any more;
+     * SealingKeyTaken when another membership, of any organization, published it.
+     */
     const setSealingKey = (orgId: OrgId, sub: string, key: string, now: Date) =>
-      publishKey({ orgId, sub, key, now }).pipe(undecodableDies, Spans.withSpan("OrgRepo.setSealingKey"))
+      publishKey({ orgId, sub, key, now }).pipe(
+        Effect.catchTags({
+          SqlError: (e) => isUniqueViolation(e) ? Effect.fail(new SealingKeyTaken()) : Effect.fail(e),
+          ParseError: Effect.die
+        }),
+        Spans.withSpan("OrgRepo.setSealingKey")
+      )
 
     const settingsOf = SqlSchema.findOne({
       Request: OrgId,

@@ -184,12 +184,17 @@ export class Organizations extends Effect.Service<Organizations>()("Orgs/Organiz
 
     /**
      * Publishes the member's sealing key (issue 31 §1); replacing it is allowed, and publishing the same key again (a
-     * new device derives the same one from the wallet) writes no audit row.
+     * new device derives the same one from the wallet) writes no audit row. A key another membership published is 409
+     * (issue 35 §4): keys are derived per account and organization, so only a copy can collide, and a copy would make
+     * envelopes sealed to this member open for the other.
      */
     const publishSealingKey = Spans.fn("Organizations.publishSealingKey")(function*(actor: Actor, key: string) {
       const at = yield* now
       yield* orgs.transaction(Effect.gen(function*() {
-        const set = yield* orgs.setSealingKey(actor.orgId, actor.sub, key, at)
+        const set = yield* orgs.setSealingKey(actor.orgId, actor.sub, key, at).pipe(
+          Effect.catchTag("SealingKeyTaken", () =>
+            Effect.fail(new Conflict({ error: "this sealing key is already published by another member: derive your own" })))
+        )
         if (Option.isNone(set)) return yield* noOrganization
         if (set.value.previous === key) return
         yield* audit.append({

@@ -27,6 +27,7 @@ import WebhookSecretRotation from "../../migrations/0023_webhook_secret_rotation
 import AuditCheckpointSends from "../../migrations/0024_audit_checkpoint_sends.ts"
 import SealingKeys from "../../migrations/0025_sealing_keys.ts"
 import SealedReceipts from "../../migrations/0026_sealed_receipts.ts"
+import SealingKeyUnique from "../../migrations/0027_sealing_key_unique.ts"
 import { PgLive } from "./PgLive.ts"
 
 /** Migrations are listed here so that they ship with the code; PgMigrator records which ran. */
@@ -56,7 +57,8 @@ export const MIGRATIONS = {
   "0023_webhook_secret_rotation": WebhookSecretRotation,
   "0024_audit_checkpoint_sends": AuditCheckpointSends,
   "0025_sealing_keys": SealingKeys,
-  "0026_sealed_receipts": SealedReceipts
+  "0026_sealed_receipts": SealedReceipts,
+  "0027_sealing_key_unique": SealingKeyUnique
 } as const
 
 export const MigratorLive = PgMigrator.layer({ loader: PgMigrator.fromRecord(MIGRATIONS) }).pipe(Layer.provide(NodeContext.layer))

@@ -21,8 +21,8 @@ export class StellarRpcApi extends HttpApiGroup.make("stellarRpc")
           "(`STELLAR_RPC_URL`), whose `result` or `error` comes back unchanged. Served: `getHealth`, `getNetwork`, " +
           `\`getLatestLedger\`, \`getLedgerEntries\` (1 to ${MAX_LEDGER_KEYS} account, contract data or contract code ` +
           "keys), `simulateTransaction` (a v1 transaction whose one operation calls the confidential token " +
-          "(`CONFIDENTIAL_TOKEN_CONTRACT`) or its auditor or verifier registry (`CONFIDENTIAL_AUDITOR_CONTRACT`, " +
-          "`CONFIDENTIAL_VERIFIER_CONTRACT`)) and `getTransaction`. Any other method, `sendTransaction` above all " +
+          "(`CONFIDENTIAL_TOKEN_CONTRACT`), the auditor or verifier registry it names in its instance storage, or " +
+          "`balance` or `symbol` of its underlying asset) and `getTransaction`. Any other method, `sendTransaction` above all " +
           "(POST /transfer submits), is error -32601; parameters it refuses -32602; a batch, a notification or extra " +
           "members -32600; a body that is not JSON -32700. For any session (wallet or email, member, contractor or " +
           "neither) or API key; limited per client address (`STELLAR_RPC_RATE_LIMIT` per `STELLAR_RPC_RATE_WINDOW`: " +

@@ -7,8 +7,8 @@ const positive = (name: string, fallback: number) =>
   )
 
 /**
- * The gateway's own settings. Which contracts it simulates are the deployment's (CONFIDENTIAL_TOKEN_CONTRACT, and its
- * registries CONFIDENTIAL_AUDITOR_CONTRACT and CONFIDENTIAL_VERIFIER_CONTRACT: src/Crs/DeploymentConfig.ts).
+ * The gateway's own settings. Which contracts it simulates are the deployment's (CONFIDENTIAL_TOKEN_CONTRACT, and the
+ * registries and underlying asset the token names: src/Crs/Deployment.ts).
  */
 export const StellarRpcConfig = Config.all({
   /** Requests per client address (an IPv6 client: its AUTH_RATE_IPV6_PREFIX network) per window on POST /stellar-rpc. */

@@ -22,7 +22,15 @@ export interface Refused {
   readonly _tag: "Refused"
   readonly id: StellarRpcId | null
   readonly error: RpcErrorObject
+  /** A simulation of a contract the policy does not name (a policy that knows more might allow it). */
+  readonly unnamed?: true
 }
+
+/**
+ * Which contract calls are simulated: by contract, every function (`"any"`) or only those named. A simulation never
+ * changes the ledger; the policy keeps the gateway to the deployment's contracts.
+ */
+export type CallPolicy = ReadonlyMap<string, "any" | ReadonlySet<string>>
 
 /** A request to forward to Stellar RPC: its id, its method and its parameters as they are sent (checked, re-encoded). */
 export interface Forward {
@@ -37,6 +45,15 @@ const refused = (id: StellarRpcId | null, code: number, message: string, data?: 
   id,
   error: data === undefined ? { code, message } : { code, message, data }
 })
+
+/** Why a simulation was refused: its message, and whether it called a contract the policy does not name. */
+interface CallRefusal {
+  readonly problem: string
+  readonly unnamed?: true
+}
+
+const described = (policy: CallPolicy) =>
+  [...policy].map(([contract, fns]) => (fns === "any" ? contract : `${contract} (${[...fns].join(", ")})`)).join(", ")
 
 const Envelope = Schema.Struct({
   jsonrpc: Schema.Literal("2.0"),
@@ -83,57 +100,65 @@ const ledgerKeys = (keys: ReadonlyArray<string>): Either.Either<ReadonlyArray<st
 }
 
 /**
- * A v1 transaction of one `invokeHostFunction` operation calling one of `contracts` (`invokeContract`): the only
- * transactions the gateway simulates. Re-encoded as it is forwarded, so that Stellar RPC reads what was checked.
+ * A v1 transaction of one `invokeHostFunction` operation calling a function `policy` allows (`invokeContract`): the
+ * only transactions the gateway simulates. Re-encoded as it is forwarded, so that Stellar RPC reads what was checked.
  */
-const simulatedCall = (text: string, contracts: ReadonlySet<string>): Either.Either<string, string> => {
+const simulatedCall = (text: string, policy: CallPolicy): Either.Either<string, CallRefusal> => {
+  const refuse = (problem: string) => Either.left({ problem: `params.transaction: ${problem}` })
   let envelope: xdr.TransactionEnvelope
   try {
     envelope = xdr.TransactionEnvelope.fromXdr(text, "base64")
   } catch {
-    return Either.left("params.transaction: not a base64 TransactionEnvelope XDR")
+    return refuse("not a base64 TransactionEnvelope XDR")
   }
-  if (envelope.type !== "envelopeTypeTx") return Either.left("params.transaction: only a v1 transaction envelope is simulated here")
+  if (envelope.type !== "envelopeTypeTx") return refuse("only a v1 transaction envelope is simulated here")
   const operations = envelope.v1.tx.operations
   const body = operations[0]?.body
-  if (operations.length !== 1 || body === undefined) return Either.left("params.transaction: the transaction must have exactly one operation")
-  if (body.type !== "invokeHostFunction") return Either.left("params.transaction: only an invokeHostFunction operation is simulated here")
+  if (operations.length !== 1 || body === undefined) return refuse("the transaction must have exactly one operation")
+  if (body.type !== "invokeHostFunction") return refuse("only an invokeHostFunction operation is simulated here")
   const fn = body.invokeHostFunctionOp.hostFunction
-  if (fn.type !== "hostFunctionTypeInvokeContract") return Either.left("params.transaction: only a contract call (invokeContract) is simulated here")
+  if (fn.type !== "hostFunctionTypeInvokeContract") return refuse("only a contract call (invokeContract) is simulated here")
   let contract: string
   try {
     contract = Address.fromScAddress(fn.invokeContract.contractAddress).toString()
   } catch {
-    return Either.left("params.transaction: the called contract's address cannot be read")
+    return refuse("the called contract's address cannot be read")
   }
-  if (!contracts.has(contract)) {
-    return Either.left(
-      contracts.size === 0
+  const allowed = policy.get(contract)
+  if (allowed === undefined) {
+    return Either.left({
+      problem: policy.size === 0
         ? "params.transaction: no confidential token is configured here, so no call is simulated"
-        : `params.transaction: only calls of the confidential token deployment (${[...contracts].join(", ")}) are simulated here`
-    )
+        : `params.transaction: only calls of the confidential token deployment (${described(policy)}) are simulated here`,
+      unnamed: true
+    })
+  }
+  const name = fn.invokeContract.functionName.toString()
+  if (allowed !== "any" && !allowed.has(name)) {
+    return refuse(`only ${[...allowed].join(", ")} of ${contract} (the token's underlying asset) are simulated here, not ${name.slice(0, 32)}`)
   }
   return Either.right(envelope.toXdr("base64"))
 }
 
 /** The parameters of `method` as they are forwarded, or what is wrong with them. */
-const paramsOf = (method: StellarRpcMethod, params: unknown, contracts: ReadonlySet<string>): Either.Either<unknown, string> => {
+const paramsOf = (method: StellarRpcMethod, params: unknown, policy: CallPolicy): Either.Either<unknown, CallRefusal> => {
+  const problem = (e: ParseResult.ParseError) => ({ problem: firstIssue(e, "params") })
   switch (method) {
     case "getHealth":
     case "getNetwork":
     case "getLatestLedger": {
       const none = params === undefined || params === null || (Array.isArray(params) && params.length === 0) ||
         (isPlainObject(params) && Object.keys(params).length === 0)
-      return none ? Either.right(undefined) : Either.left("params: this method takes no parameters")
+      return none ? Either.right(undefined) : Either.left({ problem: "params: this method takes no parameters" })
     }
     case "getLedgerEntries":
-      return Either.flatMap(Either.mapLeft(decodeLedgerEntries(params), (e) => firstIssue(e, "params")), (p) =>
-        Either.map(ledgerKeys(p.keys), (keys) => ({ ...p, keys })))
+      return Either.flatMap(Either.mapLeft(decodeLedgerEntries(params), problem), (p) =>
+        Either.map(Either.mapLeft(ledgerKeys(p.keys), (why) => ({ problem: why })), (keys) => ({ ...p, keys })))
     case "simulateTransaction":
-      return Either.flatMap(Either.mapLeft(decodeSimulate(params), (e) => firstIssue(e, "params")), (p) =>
-        Either.map(simulatedCall(p.transaction, contracts), (transaction) => ({ ...p, transaction })))
+      return Either.flatMap(Either.mapLeft(decodeSimulate(params), problem), (p) =>
+        Either.map(simulatedCall(p.transaction, policy), (transaction) => ({ ...p, transaction })))
     case "getTransaction":
-      return Either.mapLeft(decodeTransaction(params), (e) => firstIssue(e, "params"))
+      return Either.mapLeft(decodeTransaction(params), problem)
   }
 }
 
@@ -144,7 +169,7 @@ const served = new Set<string>(STELLAR_RPC_METHODS)
  * beyond the four) of a method it serves, with parameters it accepts. Everything else is refused with the error
  * stellar-rpc's framing would carry (codes of JSON-RPC 2.0 §5.1).
  */
-export const readRequest = (text: string, contracts: ReadonlySet<string>): Refused | Forward => {
+export const readRequest = (text: string, policy: CallPolicy): Refused | Forward => {
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return refused(null, JSON_RPC_ERRORS.parse, `parse error: JSON nested deeper than ${MAX_JSON_DEPTH} levels`)
   let body: unknown
   try {
@@ -164,8 +189,11 @@ export const readRequest = (text: string, contracts: ReadonlySet<string>): Refus
   if (method === "") return refused(envelope.right.id, JSON_RPC_ERRORS.invalidRequest, "invalid request: empty method name")
   if (!served.has(method)) return refused(envelope.right.id, JSON_RPC_ERRORS.methodNotFound, "method not found", method.slice(0, 100))
   const known = method as StellarRpcMethod
-  return Either.match(paramsOf(known, params, contracts), {
-    onLeft: (problem) => refused(envelope.right.id, JSON_RPC_ERRORS.invalidParams, `invalid params: ${problem}`),
+  return Either.match(paramsOf(known, params, policy), {
+    onLeft: ({ problem, unnamed }) => {
+      const answer = refused(envelope.right.id, JSON_RPC_ERRORS.invalidParams, `invalid params: ${problem}`)
+      return unnamed === true ? { ...answer, unnamed } : answer
+    },
     onRight: (checked): Forward =>
       checked === undefined
         ? { _tag: "Forward", id: envelope.right.id, method: known }

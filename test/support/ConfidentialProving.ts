@@ -1,6 +1,7 @@
-// What a suite needs to pay with real proofs: the test CRS (made once into node_modules/.cache, ~13 s the first
-// time), the loopback token's verifier (bb.js in a worker, computing each circuit's key with that CRS), the client's
-// prover with OZ's circuits as the project keeps them (client/circuits/8af46e2c), and a wallet's signer.
+// What a suite needs to pay with real proofs: Aztec Ignition's CRS as the project carries it (client/crs), the
+// loopback token's verifier (bb.js in a worker, holding OZ's published verification keys as a real verifier registry
+// does), the client's prover with OZ's circuits as the project keeps them (client/circuits/8af46e2c), and a wallet's
+// signer.
 import { type Keypair, rpc, type Transaction } from "@stellar/stellar-sdk"
 import { Effect, Schedule } from "effect"
 import { readFileSync } from "node:fs"
@@ -13,38 +14,41 @@ import { keysFromSigner, type MessageSigner } from "../../client/src/confidentia
 import { fetchAccountEvents } from "../../client/src/confidential/state/ArchiveEvents.ts"
 import { MemoryStore } from "../../client/src/confidential/state/Store.ts"
 import { type CircuitArtifact, loadCircuit, type Manifest } from "../../client/src/confidential/proving/Artifacts.ts"
-import { ensureTestCrs } from "../../client/src/confidential/proving/CrsFiles.ts"
+import { BUNDLED_CRS_DIR, loadCrsDir } from "../../client/src/confidential/proving/CrsFiles.ts"
+import { parseFieldsVk, toBinaryVk } from "../../client/src/confidential/proving/VerificationKey.ts"
 import { makeProver } from "../../client/src/confidential/proving/Prover.ts"
 import type { LoopbackConfidentialToken } from "./LoopbackConfidentialToken.ts"
 import { LoopbackProofVerifier } from "./LoopbackProofVerifier.ts"
 import type { LoopbackRpc } from "./LoopbackRpc.ts"
 
 const root = Path.resolve(import.meta.dirname, "../..")
-export const TEST_CRS_DIR = Path.join(root, "node_modules/.cache/confidential-payroll/crs")
+/** Aztec Ignition's prefix, the only CRS the prover and the service accept. */
+export const CRS_DIR = BUNDLED_CRS_DIR
 const CIRCUITS_DIR = Path.join(root, "client/circuits/8af46e2c")
-/** The first 32,769 points, as many as Aztec Ignition's prefix: enough for every circuit (2^15 gates at most). */
-export const CRS_POINTS = 32_769
 
 const artifact = (name: string) => JSON.parse(readFileSync(Path.join(CIRCUITS_DIR, `${name}.json`), "utf8")) as CircuitArtifact
 const manifest = () => JSON.parse(readFileSync(Path.join(CIRCUITS_DIR, "manifest.json"), "utf8")) as Manifest
 
-/** The test CRS, made once per machine and reused (its pairing checked on every load). */
-export const testCrs = ensureTestCrs(TEST_CRS_DIR, CRS_POINTS).pipe(Effect.map(({ crs }) => crs))
+/** Ignition's CRS, checked against its pins. */
+export const crs = loadCrsDir(CRS_DIR)
 
-/** The loopback token's verifier, over the test CRS; stopped with the scope. */
+/** OZ's published key of `circuit` (client/circuits/8af46e2c/vks, OZ's `circuits/vks` at 8af46e2c) in bb's binary form. */
+export const ozVerificationKey = (circuit: string): Uint8Array =>
+  toBinaryVk(parseFieldsVk(JSON.parse(readFileSync(Path.join(CIRCUITS_DIR, "vks", `${circuit}.vk.json`), "utf8")) as unknown))
+
+/** The loopback token's verifier, holding OZ's published keys; stopped with the scope. */
 export const proofVerifier = Effect.acquireRelease(
-  Effect.zipRight(testCrs, Effect.promise(() =>
+  Effect.promise(() =>
     LoopbackProofVerifier.start({
-      crsDir: TEST_CRS_DIR,
-      circuits: Object.fromEntries(["register", "transfer", "withdraw"].map((n) => [n, artifact(n).bytecode]))
-    }))),
+      crsDir: CRS_DIR,
+      vks: Object.fromEntries(["register", "transfer", "withdraw"].map((n) => [n, ozVerificationKey(n)]))
+    })),
   (verifier) => Effect.promise(() => verifier.stop())
 )
 
 /** The client's prover over the same CRS and the pinned artifacts (each checked against the manifest's ACIR hash). */
 export const provingSetup = Effect.gen(function*() {
-  const crs = yield* testCrs
-  const prover = yield* makeProver({ crs, threads: 1 })
+  const prover = yield* makeProver({ crs: yield* crs, threads: 1 })
   const pinned = manifest()
   const circuit = (name: "register" | "transfer" | "withdraw") => loadCircuit(name, artifact(name), pinned)
   return {

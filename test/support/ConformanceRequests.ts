@@ -123,13 +123,11 @@ export const validRequests: Readonly<Record<string, Recipe>> = {
   "GET /exports/contractors.csv": (_, e) => at({ token: e.token }),
   "GET /exports/audit.csv": (_, e) => at({ token: e.token, query: { from: "2020-01-01T00:00:00.000Z" } }),
   "GET /statistics": (_, e) => at({ token: e.token, query: { from: "2020-01-01T00:00:00.000Z", to: "2100-01-01T00:00:00.000Z" } }),
-  // The suite's service runs on testnet with nothing in DATA_DIR/crs (a test CRS would stop it): no CRS installed.
-  // test/crs-routes.test.ts serves one, on a standalone network.
-  "GET /crs/bn254_g1.dat": () => at({}, 404),
-  "GET /crs/bn254_g2.dat": () => at({}, 404),
-  // The suite's service names the token but not its registries: no deployment to tell (501). test/console-contractor
-  // and test/console-pay read it from a service that is told them.
-  "GET /confidential/deployment": () => at({}, 501),
+  // Every service serves Aztec Ignition's CRS (client/crs unless CRS_DIR names another copy).
+  "GET /crs/bn254_g1.dat": () => at({}),
+  "GET /crs/bn254_g2.dat": () => at({}),
+  // The suite's service names the token; its registries and asset are read from the token's instance on the loopback.
+  "GET /confidential/deployment": () => at({}),
   ...archiveRequests,
   ...webhookRequests,
   ...controlsRequests,

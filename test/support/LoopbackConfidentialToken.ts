@@ -20,6 +20,8 @@
 // against the verification key of the project's circuit (3506 InvalidProof), the auditor and verifier registries
 // served (`get_key`, `get_verification_key`) and the underlying asset's balances kept here. Without it, any
 // well-formed proof is accepted and the commitments are stand-ins (suites about the service, not the proof).
+// In either mode the token's contract instance is served (getLedgerEntries: its underlying asset and registries in
+// instance storage, LoopbackInstance.ts) and so are the underlying asset's SEP-41 reads (LoopbackUnderlyingAsset.ts).
 // Not emulated, so they fail loudly: the other trait functions; compliance policies and the SAC passthrough.
 import { Address, scValToNative, StrKey, xdr } from "@stellar/stellar-sdk"
 import { createHash } from "node:crypto"
@@ -29,6 +31,8 @@ import {
   DEFAULT_TOKEN_VERSION, EVENT_BYTES_FIELDS, POINT_BYTES, TOKEN_FUNCTIONS, TRANSFER_AMOUNT_FIELD, TRANSFER_PAYLOAD, type TokenVersion
 } from "./ConfidentialTokenVersion.ts"
 import { tokenEvents, type PublishedEvent } from "./LoopbackEvents.ts"
+import { unitVariant } from "./LoopbackInstance.ts"
+import { underlyingAssetFunctions } from "./LoopbackUnderlyingAsset.ts"
 import { addPoints, auditorPublicKey, contractField, accountField, depositCommitment } from "./LoopbackGrumpkin.ts"
 import type { LoopbackProofVerifier } from "./LoopbackProofVerifier.ts"
 import { NonCanonical, registerInputs, transferInputs, withdrawInputs } from "./LoopbackPublicInputs.ts"
@@ -156,6 +160,11 @@ export class LoopbackConfidentialToken {
   readonly #underlying = new Map<string, Versioned<bigint>>()
   /** The verifier registry the token calls (`get_verifier`): `get_verification_key(circuit_type)` is served there. */
   readonly verifierRegistry: string
+  /** The SEP-41 asset the token wraps (storage.rs `UnderlyingAsset`): its reads are served there (LoopbackUnderlyingAsset.ts). */
+  readonly underlyingAsset: string
+  /** The ledger the token was deployed in: its instance exists from then on. */
+  readonly deployedAt: number
+  readonly #dropped = new Set<string>()
 
   constructor(contractId: string, latestLedger: () => number, options: LoopbackConfidentialTokenOptions = {}) {
     this.contractId = contractId
@@ -165,6 +174,33 @@ export class LoopbackConfidentialToken {
     this.#publish = options.publish ?? (() => {})
     this.#verifier = options.verifier
     this.verifierRegistry = StrKey.encodeContract(createHash("sha256").update(`verifier registry of ${contractId}`).digest())
+    this.underlyingAsset = StrKey.encodeContract(createHash("sha256").update(`underlying asset of ${contractId}`).digest())
+    this.deployedAt = latestLedger()
+  }
+
+  /**
+   * The token's instance storage as its constructor leaves it (storage.rs `set_underlying_asset`, `set_verifier`,
+   * `set_auditor`, `set_address_as_field`): `ConfidentialTokenStorageKey`'s unit variants, each an `Address` but
+   * `AddressAsField` (`BytesN<32>`). `dropInstanceKey` leaves one out, as a token never initialized with it.
+   */
+  instanceStorage(): ReadonlyArray<xdr.ScMapEntry> {
+    const address = (id: string) => new Address(id).toScVal()
+    const stored: ReadonlyArray<readonly [string, xdr.ScVal]> = [
+      ["UnderlyingAsset", address(this.underlyingAsset)],
+      ["Verifier", address(this.verifierRegistry)],
+      ["Auditor", address(this.auditorRegistry)],
+      ["AddressAsField", xdr.ScVal.scvBytes(Buffer.from(contractField(this.contractId)))]
+    ]
+    return stored.filter(([name]) => !this.#dropped.has(name)).map(([name, val]) => new xdr.ScMapEntry({ key: unitVariant(name), val }))
+  }
+
+  dropInstanceKey(name: "UnderlyingAsset" | "Verifier" | "Auditor"): void {
+    this.#dropped.add(name)
+  }
+
+  /** The underlying asset's SEP-41 reads (`balance`, `decimals`, `name`, `symbol`) over the balances kept here. */
+  underlyingFunctions(): ReadonlyMap<string, ContractHandler> {
+    return underlyingAssetFunctions(this.underlyingAsset, (address, asOf) => this.underlyingBalance(address, asOf))
   }
 
   /** Whether proofs are verified (the `verifier` option). */

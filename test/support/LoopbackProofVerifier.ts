@@ -22,12 +22,12 @@ export class LoopbackProofVerifier {
     this.vks = vks
   }
 
-  /** Starts the worker and computes every circuit's verification key with the CRS in `crsDir` (bb's two files). */
-  static async start(options: { readonly crsDir: string; readonly circuits: Readonly<Record<string, string>> }): Promise<LoopbackProofVerifier> {
+  /** Starts the worker with each circuit's key as the verifier registry holds it, and the CRS in `crsDir` (bb's two files). */
+  static async start(options: { readonly crsDir: string; readonly vks: Readonly<Record<string, Uint8Array>> }): Promise<LoopbackProofVerifier> {
     const signal = new Int32Array(new SharedArrayBuffer(4))
     const { port1, port2 } = new MessageChannel()
     const worker = new Worker(new URL("./ProofVerifierWorker.ts", import.meta.url), {
-      workerData: { crsDir: options.crsDir, circuits: options.circuits, signal, port: port2 },
+      workerData: { crsDir: options.crsDir, vks: options.vks, signal, port: port2 },
       transferList: [port2]
     })
     worker.unref()
@@ -45,7 +45,7 @@ export class LoopbackProofVerifier {
     }
     Atomics.store(signal, 0, 0)
     port1.unref()
-    return new LoopbackProofVerifier(worker, port1, signal, first.vks)
+    return new LoopbackProofVerifier(worker, port1, signal, options.vks)
   }
 
   /** UltraHonk (Keccak transcript) verification of `proof` against `publicInputs` (32-byte fields, concatenated). */

@@ -8,7 +8,8 @@
 // `lag` makes the node answer as of an old ledger while the network goes on.
 //
 // Contracts: functions set with `setContractFunction`, and the emulation of OpenZeppelin's
-// confidential token (LoopbackConfidentialToken.ts). Calls run through a stand-in of the Soroban host
+// confidential token (LoopbackConfidentialToken.ts); getLedgerEntries serves accounts and every contract's instance
+// (the token's with its instance storage, LoopbackInstance.ts). Calls run through a stand-in of the Soroban host
 // (LoopbackXdr.ts): a missing contract or function, a contract error or a failed `require_auth` fails
 // with the host's error text in simulation and the transaction at ledger close.
 import { createServer } from "node:http"
@@ -25,6 +26,7 @@ import type { TokenVersion } from "./ConfidentialTokenVersion.ts"
 import { LoopbackLedger } from "./LoopbackLedger.ts"
 import type { ContractHandler, LoopbackSendScript, LoopbackTransaction } from "./LoopbackTypes.ts"
 import { BASE_FEE, BASE_RESERVE, contractCall } from "./LoopbackXdr.ts"
+import { instanceContractOf, instanceEntry, wasmHashOf } from "./LoopbackInstance.ts"
 import { EventsRequestError, LoopbackEventLog, tokenEvents } from "./LoopbackEvents.ts"
 import type { LoopbackEvent, PublishedEvent } from "./LoopbackEvents.ts"
 import type { ParsedEnvelope } from "./LoopbackXdr.ts"
@@ -72,6 +74,7 @@ export class RpcError extends Error {
 export type MethodImpl = (params: unknown) => unknown
 
 const PROTOCOL_VERSION = 23
+const INSTANCE_TTL = 518_400 // 30 days of 5-second ledgers
 const DEFAULT_LEDGER_MS = 5000 // like testnet and pubnet
 const MAX_HEALTHY_LEDGER_LATENCY_S = 30 // stellar-rpc's default max-healthy-ledger-latency
 
@@ -98,6 +101,7 @@ export class LoopbackRpc {
   readonly #ledger: LoopbackLedger
   readonly #contracts = new Map<string, Map<string, ContractHandler>>() // contractId -> fn -> handler
   readonly #tokens = new Map<string, LoopbackConfidentialToken>()
+  readonly #deployedAt = new Map<string, number>() // contractId -> the ledger it was deployed in
   readonly #calls: Array<LoopbackCall> = []
   #fault: {
     fault: LoopbackFault
@@ -190,6 +194,7 @@ export class LoopbackRpc {
     if (functions === undefined) {
       functions = new Map()
       this.#contracts.set(contractId, functions)
+      this.#deployedAt.set(contractId, this.#ledger.latestLedger)
     }
     functions.set(fn, handler)
   }
@@ -285,6 +290,7 @@ export class LoopbackRpc {
         publish: (events) => this.publishEvents(contractId, events)
       })
       for (const [fn, handler] of token.functions()) this.setContractFunction(contractId, fn, handler)
+      for (const [fn, handler] of token.underlyingFunctions()) this.setContractFunction(token.underlyingAsset, fn, handler)
       if (verifier !== undefined) {
         for (const [registry, fns] of token.registryFunctions()) for (const [fn, handler] of fns) this.setContractFunction(registry, fn, handler)
       }
@@ -499,7 +505,13 @@ export class LoopbackRpc {
     for (const raw of keys) {
       let key: xdr.LedgerKey
       try { key = xdr.LedgerKey.fromXdr(raw, "base64") } catch { throw new RpcError(-32602, `cannot unmarshal key value ${raw}`) }
-      if (key.type !== "account") continue // only accounts are modelled; everything else is absent
+      const instanceOf = instanceContractOf(key)
+      if (instanceOf !== undefined) {
+        const entry = this.#instance(instanceOf)
+        if (entry !== undefined) entries.push({ key: key.toXdr("base64"), ...entry })
+        continue
+      }
+      if (key.type !== "account") continue // accounts and contract instances are modelled; everything else is absent
       const id = StrKey.encodeEd25519PublicKey(key.account.accountId.ed25519.toBytes())
       const account = this.#ledger.accountAsOf(id, this.#ledger.servedLedger)
       if (account === undefined) continue
@@ -510,6 +522,20 @@ export class LoopbackRpc {
       })
     }
     return { entries, latestLedger: this.#ledger.servedLedger }
+  }
+
+  /**
+   * A deployed contract's instance as of the served ledger: the token's with its instance storage, any other contract's
+   * with none. Its TTL is extended far past any test (INSTANCE_TTL ledgers after its deployment).
+   */
+  #instance(contractId: string): { xdr: string; lastModifiedLedgerSeq: number; liveUntilLedgerSeq: number } | undefined {
+    const deployedAt = this.#deployedAt.get(contractId)
+    if (deployedAt === undefined || deployedAt > this.#ledger.servedLedger) return undefined
+    const token = this.#tokens.get(contractId)
+    const entry = token === undefined
+      ? instanceEntry(contractId, wasmHashOf(`contract ${contractId}`), [])
+      : instanceEntry(contractId, wasmHashOf(`OpenZeppelin confidential token ${token.version}`), token.instanceStorage())
+    return { xdr: entry, lastModifiedLedgerSeq: deployedAt, liveUntilLedgerSeq: deployedAt + INSTANCE_TTL }
   }
 
   #simulateTransaction(params: unknown) {

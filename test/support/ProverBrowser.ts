@@ -269,5 +269,5 @@ export const onPage = async <A>(chromium: Chromium, site: Site, use: (page: Page
 export const provePage = (chromium: Chromium, site: Site, options: PageOptions) =>
   onPage(chromium, site, (page) => page.evaluate((o) => (globalThis as unknown as PageGlobal).proverPage.prove(o), options))
 
-export const failuresPage = (chromium: Chromium, site: Site, networkPassphrase: string) =>
-  onPage(chromium, site, (page) => page.evaluate((n) => (globalThis as unknown as PageGlobal).proverPage.failures(n), networkPassphrase))
+export const failuresPage = (chromium: Chromium, site: Site) =>
+  onPage(chromium, site, (page) => page.evaluate(() => (globalThis as unknown as PageGlobal).proverPage.failures()))

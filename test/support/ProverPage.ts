@@ -17,7 +17,6 @@ export interface PageOptions {
   readonly runs: number
   /** The worker's default (hardwareConcurrency when isolated, else 1) when absent. */
   readonly threads?: number
-  readonly networkPassphrase: string
 }
 
 export interface PageProof {
@@ -59,7 +58,7 @@ export interface PageFailures {
 
 export interface PageApi {
   readonly prove: (options: PageOptions) => Promise<PageResult>
-  readonly failures: (networkPassphrase: string) => Promise<PageFailures>
+  readonly failures: () => Promise<PageFailures>
 }
 
 /** The members of the page's global scope used here (the project compiles without the DOM lib). */
@@ -87,11 +86,10 @@ const witnessOf = (circuit: PagedCircuit) =>
         amount: 100n
       })
 
-const setupFor = (networkPassphrase: string, threads: number | undefined, register = "/circuits/register.json"): ProverSetup => ({
+const setupFor = (threads: number | undefined, register = "/circuits/register.json"): ProverSetup => ({
   manifest: { url: "/circuits/manifest.json" },
   circuits: { register: { url: register }, transfer: { url: "/circuits/transfer.json" } },
   crs: { g1: "/crs/bn254_g1.dat", g2: "/crs/bn254_g2.dat" },
-  networkPassphrase,
   ...(threads === undefined ? {} : { threads })
 })
 
@@ -118,7 +116,7 @@ const prove = async (options: PageOptions): Promise<PageResult> => {
   const beat = pulse()
   const progress: Array<ProgressEvent> = []
   const started = performance.now()
-  const prover = startProver({ workerUrl: WORKER_URL, setup: setupFor(options.networkPassphrase, options.threads), onProgress: (e) => progress.push(e) })
+  const prover = startProver({ workerUrl: WORKER_URL, setup: setupFor(options.threads), onProgress: (e) => progress.push(e) })
   try {
     const ready = await prover.ready
     const setupMs = Math.round(performance.now() - started)
@@ -167,15 +165,15 @@ const prove = async (options: PageOptions): Promise<PageResult> => {
 
 const tagOf = (error: unknown) => (typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : `untagged: ${String(error)}`)
 
-const failures = async (networkPassphrase: string): Promise<PageFailures> => {
-  const swapped = startProver({ workerUrl: WORKER_URL, setup: setupFor(networkPassphrase, 1, "/circuits/withdraw.json") })
+const failures = async (): Promise<PageFailures> => {
+  const swapped = startProver({ workerUrl: WORKER_URL, setup: setupFor(1, "/circuits/withdraw.json") })
   const swappedArtifact = await swapped.ready.then(() => "ready", tagOf)
   swapped.cancel()
 
   let cancelledAt = "never"
   const prover = startProver({
     workerUrl: WORKER_URL,
-    setup: setupFor(networkPassphrase, 1),
+    setup: setupFor(1),
     // Cancel as soon as the proof itself starts: bb is busy in its worker, and the page ends it.
     onProgress: (event) => {
       if (event.request === "prove" && event.stage === "proving") {

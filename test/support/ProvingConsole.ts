@@ -1,5 +1,5 @@
 // What the console's suites that prove in Chromium share: the service on the loopback ledger whose token verifies
-// every proof (bb.js, the test CRS), told where the token's registries are and serving the test CRS; accounts that
+// every proof (bb.js, OZ's published keys), told where the token's registries are and serving Ignition's CRS; accounts that
 // register with real proofs from Node; a member's sealing key derived as their browser derives it. Also run outside
 // vitest (bench/console-pay.run.ts): its checks are node:assert's.
 import { strictEqual } from "node:assert/strict"
@@ -9,7 +9,7 @@ import { prepareCall } from "../../client/src/confidential/chain/Calls.ts"
 import type { ConfidentialWallet } from "../../client/src/confidential/ConfidentialWallet.ts"
 import { sealAmounts } from "../../client/src/sealing/SealedAmounts.ts"
 import { deriveSealingKey } from "../../client/src/sealing/SealingKey.ts"
-import { keypairSigner, loopbackWallet, proofVerifier, provingSetup, sequenceOf, signAndSend, TEST_CRS_DIR } from "./ConfidentialProving.ts"
+import { keypairSigner, loopbackWallet, proofVerifier, provingSetup, sequenceOf, signAndSend } from "./ConfidentialProving.ts"
 import { LoopbackConfidentialToken } from "./LoopbackConfidentialToken.ts"
 import { joinAs, type Member, must } from "./Members.ts"
 import { CONFIDENTIAL_TOKEN, TestAppLive, type TestAppShape } from "./TestApp.ts"
@@ -20,13 +20,12 @@ import { tokenOf } from "./VersionedToken.ts"
 export const REGISTRIES = new LoopbackConfidentialToken(CONFIDENTIAL_TOKEN, () => 0)
 
 /**
- * The service where the token verifies every proof, told where its registries are and serving the test CRS; a ledger
+ * The service where the token verifies every proof, told where its registries are and serving Ignition's CRS; a ledger
  * closes every `ledgerIntervalMs` (100 in the suites; bench/console-pay.run.ts takes testnet's 5 s).
  */
 export const provingApp = (ledgerIntervalMs = 100) => Layer.unwrapScoped(Effect.map(proofVerifier, (verifier) =>
   TestAppLive({
     ARCHIVE_POLL_INTERVAL: "200 millis",
-    CRS_DIR: TEST_CRS_DIR,
     CONFIDENTIAL_AUDITOR_CONTRACT: REGISTRIES.auditorRegistry,
     CONFIDENTIAL_VERIFIER_CONTRACT: REGISTRIES.verifierRegistry
   }, { ledgerIntervalMs, verifier })))

@@ -67,7 +67,8 @@ export const TestAppLive = (
     readonly selfUrl?: boolean
     /**
      * The token at CONFIDENTIAL_TOKEN verifies real proofs with this verifier (LoopbackConfidentialToken's proving
-     * mode), on a standalone network (NETWORK_PASSPHRASE = STANDALONE_PASSPHRASE), where a test CRS is accepted.
+     * mode, OZ's published keys), on a standalone network (NETWORK_PASSPHRASE = STANDALONE_PASSPHRASE), as a
+     * local network a team runs is.
      */
     readonly verifier?: LoopbackProofVerifier
   } = {}

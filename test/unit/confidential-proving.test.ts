@@ -1,6 +1,6 @@
 // The proving side of the confidential client: the compiled artifacts against their manifest, the CRS check, bb.js
-// proving the register circuit with a test CRS (offline), and verification keys in bb's binary and OZ's fields forms.
-// The first run makes the test CRS (~13 s) into node_modules/.cache/confidential-payroll/crs; later runs reuse it.
+// proving the register circuit over Aztec Ignition's CRS as the package carries it (offline), and verification keys
+// in bb's binary and OZ's fields forms.
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { UltraHonkBackend } from "@aztec/bb.js"
 import { bn254 } from "@noble/curves/bn254.js"
@@ -11,20 +11,18 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { CrsMissing, VersionMismatch } from "../../client/src/confidential/Errors.ts"
 import { acirBytes, CIRCUITS, compiledCircuit, type CircuitArtifact, gzippedBytecode, loadCircuit, type LoadedCircuit, type Manifest, publicInputCount, sha256Hex } from "../../client/src/confidential/proving/Artifacts.ts"
-import { type CheckedCrs, checkCrs, IGNITION_G2, IGNITION_G2_SHA256, PUBLIC_NETWORKS } from "../../client/src/confidential/proving/Crs.ts"
-import { ensureTestCrs, readCrsDir, STANDALONE_PASSPHRASE } from "../../client/src/confidential/proving/CrsFiles.ts"
+import { type CheckedCrs, checkCrs, IGNITION_G2, IGNITION_G2_SHA256, IGNITION_POINTS } from "../../client/src/confidential/proving/Crs.ts"
+import { BUNDLED_CRS_DIR, loadCrsDir, readCrsDir } from "../../client/src/confidential/proving/CrsFiles.ts"
 import { makeProver, PROOF_BYTES, type Prover } from "../../client/src/confidential/proving/Prover.ts"
 import { CrsRefused } from "../../client/src/confidential/proving/ProvingErrors.ts"
-import { TEST_CRS_TAU } from "../../client/src/confidential/proving/TestCrs.ts"
 import { assertSameVk, parseBinaryVk, parseFieldsVk, toBinaryVk, toFieldsVk, VK_BINARY_BYTES } from "../../client/src/confidential/proving/VerificationKey.ts"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
 const CIRCUITS_DIR = Path.join(root, "client/circuits/8af46e2c")
-const CRS_CACHE = Path.join(root, "node_modules/.cache/confidential-payroll/crs")
 const json = <A>(path: string) => JSON.parse(readFileSync(path, "utf8")) as A
 const manifest = json<Manifest>(Path.join(CIRCUITS_DIR, "manifest.json"))
 const artifact = (name: string) => json<CircuitArtifact>(Path.join(CIRCUITS_DIR, `${name}.json`))
-const ozVk = (name: string) => json<unknown>(Path.join(root, "test/fixtures/oz-8af46e2c/vks", `${name}.vk.json`))
+const ozVk = (name: string) => json<unknown>(Path.join(CIRCUITS_DIR, "vks", `${name}.vk.json`))
 const testdata = (name: string) => json<{ vectors: ReadonlyArray<{ output: { x: string; y: string } }> }>(Path.join(root, "test/fixtures/oz-8af46e2c/testdata", `${name}.json`))
 const field32 = (hex: string) => Buffer.from(BigInt(hex).toString(16).padStart(64, "0"), "hex")
 
@@ -46,7 +44,7 @@ beforeAll(async () => {
     fetched.push(String(input instanceof Request ? input.url : input))
     throw new Error("no network in this test")
   }
-  crs = (await Effect.runPromise(ensureTestCrs(CRS_CACHE, 32_769))).crs
+  crs = await Effect.runPromise(loadCrsDir())
   register = await Effect.runPromise(loadCircuit("register", artifact("register"), manifest))
   prover = await Effect.runPromise(Scope.extend(makeProver({ crs, threads: 1 }), scope))
 }, 180_000)
@@ -83,7 +81,7 @@ describe("the compiled circuits", () => {
   })
 
   it("leave the browser's proving modules free of node:* (files are CrsFiles.ts's, in Node only)", () => {
-    for (const file of ["Artifacts.ts", "Crs.ts", "TestCrs.ts", "Prover.ts", "VerificationKey.ts", "ProvingErrors.ts", "../Errors.ts"]) {
+    for (const file of ["Artifacts.ts", "Crs.ts", "Prover.ts", "VerificationKey.ts", "ProvingErrors.ts", "../Errors.ts"]) {
       expect(readFileSync(Path.join(root, "client/src/confidential/proving", file), "utf8")).not.toMatch(/from "node:/)
     }
   })
@@ -101,34 +99,26 @@ describe("the CRS check", () => {
     copy[at] = copy[at]! ^ 1
     return copy
   }
-  const refusal = async (g1: Uint8Array, g2: Uint8Array, network = STANDALONE_PASSPHRASE) => {
-    const exit = await Effect.runPromiseExit(checkCrs({ g1, g2 }, network))
+  const refusal = async (g1: Uint8Array, g2: Uint8Array) => {
+    const exit = await Effect.runPromiseExit(checkCrs({ g1, g2 }))
     return Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error instanceof CrsRefused ? exit.cause.error : undefined
   }
 
-  it("takes the test CRS on a standalone network: G1[0] is the generator and the pairings hold", () => {
-    expect(crs.kind).toBe("test")
-    expect(TEST_CRS_TAU).toBe(0x1a8e542a4ad5955bf6880c133d6d0d13e5b011c66c5992b0d19a68bba262a8bn)
-    expect(crs.points).toBe(32_769)
+  it("takes the package's copy of Ignition's prefix: G1[0] is the generator, and the first pairing holds", () => {
+    expect(crs.points).toBe(IGNITION_POINTS)
     expect(crs.g1.subarray(0, 64)).toEqual(new Uint8Array([...field32("0x1"), ...field32("0x2")]))
-    const tauG2 = bn254.G2.Point.BASE.multiply(TEST_CRS_TAU).toAffine()
-    expect(crs.g2.subarray(0, 32)).toEqual(new Uint8Array(field32(`0x${tauG2.x.c0.toString(16)}`)))
+    // e(G1[1], G2) = e(G1[0], [τ]G2): the G2 file is the τ of the G1 points (client/crs/README.md's check).
+    const point = (i: number) => bn254.G1.Point.fromAffine({ x: BigInt(`0x${Buffer.from(crs.g1.subarray(i * 64, i * 64 + 32)).toString("hex")}`), y: BigInt(`0x${Buffer.from(crs.g1.subarray(i * 64 + 32, i * 64 + 64)).toString("hex")}`) })
+    const be = (at: number) => BigInt(`0x${Buffer.from(crs.g2.subarray(at, at + 32)).toString("hex")}`)
+    const tauG2 = bn254.G2.Point.fromAffine({ x: { c0: be(0), c1: be(32) }, y: { c0: be(64), c1: be(96) } })
+    expect(bn254.fields.Fp12.eql(bn254.pairing(point(1), bn254.G2.Point.BASE), bn254.pairing(point(0), tauG2))).toBe(true)
+    expect(bn254.fields.Fp12.eql(bn254.pairing(point(2), bn254.G2.Point.BASE), bn254.pairing(point(0), tauG2))).toBe(false)
   })
 
-  it("refuses a test CRS for the public networks, naming CRS_DIR", async () => {
-    for (const network of PUBLIC_NETWORKS) {
-      const refused = await refusal(crs.g1, crs.g2, network)
-      expect(refused?.reason).toBe("TestCrsOnPublicNetwork")
-      expect(refused?.message).toContain("CRS_DIR")
-    }
-  })
-
-  it("refuses a corrupt test CRS: a flipped bit in G1[1], in a far G1 point, in G2; a short file; mixed files", async () => {
-    expect((await refusal(tamper(crs.g1, 64 + 40), crs.g2))?.reason).toBe("PairingFailed")
-    expect((await refusal(tamper(crs.g1, 20_000 * 64 + 63), crs.g2))?.reason).toBe("PairingFailed")
-    expect((await refusal(crs.g1, tamper(crs.g2, 100)))?.reason).toBe("PairingFailed")
+  it("refuses a flipped bit in a far G1 point and in G2, naming the file; a file not in bb's layout", async () => {
+    expect(await refusal(tamper(crs.g1, 20_000 * 64 + 63), crs.g2)).toMatchObject({ reason: "NotIgnition", message: expect.stringMatching(/^bn254_g1\.dat/) })
+    expect(await refusal(crs.g1, tamper(crs.g2, 100))).toMatchObject({ reason: "NotIgnition", message: expect.stringMatching(/^bn254_g2\.dat/) })
     expect((await refusal(crs.g1.subarray(0, 100), crs.g2))?.reason).toBe("Malformed")
-    expect((await refusal(crs.g1, IGNITION_G2))?.reason).toBe("MixedFiles")
   }, 60_000)
 
   it("pins Ignition's G2 point: the 128 bytes hash to the pin and lie on the twist", () => {
@@ -138,7 +128,7 @@ describe("the CRS check", () => {
   })
 
   it("reports a directory without the files as CrsMissing naming CRS_DIR", async () => {
-    const exit = await Effect.runPromiseExit(readCrsDir(Path.join(root, "node_modules/.cache/confidential-payroll/no-crs-here")))
+    const exit = await Effect.runPromiseExit(readCrsDir(Path.join(root, "client/no-crs-here")))
     expect(exit).toMatchObject({ _tag: "Failure", cause: { error: { _tag: "CrsMissing" } } })
     expect(JSON.stringify(exit)).toContain("CRS_DIR")
   })
@@ -164,9 +154,9 @@ describe("proving with bb.js", () => {
     expect(JSON.stringify(exit)).not.toMatch(/dea[de]/i)
   }, 60_000)
 
-  it("makes the key and the proof bb.js's own UltraHonkBackend makes from crsPath (the test CRS's directory)", async () => {
+  it("makes the key and the proof bb.js's own UltraHonkBackend makes from crsPath (the package's CRS directory)", async () => {
     const ours = await Effect.runPromise(prover.prove(register, registerInputs))
-    const backend = new UltraHonkBackend(artifact("register").bytecode, { threads: 1, crsPath: CRS_CACHE })
+    const backend = new UltraHonkBackend(artifact("register").bytecode, { threads: 1, crsPath: BUNDLED_CRS_DIR })
     try {
       expect(await backend.getVerificationKey({ keccak: true })).toEqual(await Effect.runPromise(prover.verificationKey(register)))
       // Non-zk UltraHonk proofs are deterministic, so the two paths must agree byte for byte.
@@ -210,15 +200,11 @@ describe("verification keys", () => {
     }
   })
 
-  it("matches OZ's register key in its header; the commitments differ because ours come from the test CRS", async () => {
+  it("makes OZ's register key: the deployment check of SDK.md §8.2 passes (all six: test/crs-tree.test.ts)", async () => {
     const ours = parseBinaryVk(await Effect.runPromise(prover.verificationKey(register)))
-    const theirs = parseFieldsVk(ozVk("register"))
-    expect([ours.circuitSize, ours.numPublicInputs, ours.pubInputsOffset]).toEqual([theirs.circuitSize, theirs.numPublicInputs, theirs.pubInputsOffset])
-    // Every commitment is an MSM over the CRS's G1 points, so a key made with the test CRS cannot equal OZ's (made
-    // with Aztec's Ignition points); with the Ignition CRS this comparison is the deployment check of SDK.md §8.2.
-    const exit = await Effect.runPromiseExit(assertSameVk("register", "8af46e2c", ours, theirs))
-    expect(exit).toMatchObject({ _tag: "Failure", cause: { error: { _tag: "VersionMismatch", subject: "register verification key (commitment 0)" } } })
-    await Effect.runPromise(assertSameVk("register", "8af46e2c", ours, ours))
+    await Effect.runPromise(assertSameVk("register", "8af46e2c", ours, parseFieldsVk(ozVk("register"))))
+    const exit = await Effect.runPromiseExit(assertSameVk("register", "8af46e2c", ours, parseFieldsVk(ozVk("withdraw"))))
+    expect(exit).toMatchObject({ _tag: "Failure", cause: { error: { _tag: "VersionMismatch" } } })
   })
 
   it("refuses a tampered key: another public-input count, a moved point, a wrong length", async () => {

@@ -15,6 +15,7 @@ import {
   deriveSealingKey,
   digest,
   fromBase64Url,
+  keyCommitment,
   openAmounts,
   openReceipt,
   type PayoutAmount,
@@ -27,7 +28,8 @@ import {
   sealingKeyMessage,
   sealReceipt,
   shareWith,
-  toBase64Url
+  toBase64Url,
+  unsharedReaders
 } from "../../client/src/sealing/index.ts"
 
 const ORG = "org_7f3a"
@@ -157,19 +159,22 @@ const localSignerAs = (key: Keypair, claimed: Keypair): MessageSigner => ({
 })
 
 describe("sealed amounts", () => {
-  it("round-trips for three members, in the agreed shape, with digest = sha256(nonce ‖ ciphertext)", async () => {
+  it("round-trips for three members, in the agreed shape, with digest = sha256(keyCommitment ‖ nonce ‖ ciphertext)", async () => {
     const three = await members(3)
     const envelope = await sealAmounts(BATCH, AMOUNTS, recipientsOf(three))
-    expect(envelope.version).toBe(1)
+    expect(envelope.version).toBe(2)
     expect(envelope.suite).toBe("X25519-HKDF-SHA256/HKDF-SHA256/ChaCha20Poly1305")
     expect(fromBase64Url(envelope.nonce)).toHaveLength(12)
     expect(envelope.recipients.map((r) => r.memberId)).toEqual(["mem_0", "mem_1", "mem_2"])
-    for (const r of envelope.recipients) {
+    expect(fromBase64Url(envelope.keyCommitment)).toHaveLength(32)
+    for (const [i, r] of envelope.recipients.entries()) {
+      expect(r.sealingKey).toBe(three[i]!.keyPair.publicKey)
       expect(fromBase64Url(r.enc)).toHaveLength(32)
       expect(fromBase64Url(r.wrappedKey)).toHaveLength(48)
     }
     for (const m of three) expect(await openAmounts(envelope, BATCH, m.memberId, m.keyPair)).toEqual(AMOUNTS)
     const hash = createHash("sha256")
+      .update(fromBase64Url(envelope.keyCommitment)!)
       .update(fromBase64Url(envelope.nonce)!)
       .update(fromBase64Url(envelope.ciphertext)!)
       .digest("hex")
@@ -177,7 +182,7 @@ describe("sealed amounts", () => {
     expect(JSON.stringify(envelope)).not.toContain("1234.5")
   })
 
-  it("spells amounts as decimals with 7 places in the sealed document", async () => {
+  it("spells amounts as decimals with 7 places in the sealed document, its key committed to as sha256(label ‖ key)", async () => {
     const [m] = await members(1)
     const envelope = await sealAmounts(BATCH, AMOUNTS, recipientsOf([m!]))
     const suite = new CipherSuite({ kem: new DhkemX25519HkdfSha256(), kdf: new HkdfSha256(), aead: new Chacha20Poly1305() })
@@ -187,6 +192,8 @@ describe("sealed amounts", () => {
       fromBase64Url(entry.wrappedKey)!,
       utf8(`${BATCH}\nmem_0`)
     )
+    const commitment = createHash("sha256").update("confidential-payroll/key-commitment/v1").update(new Uint8Array(contentKey)).digest()
+    expect(toBase64Url(commitment)).toBe(envelope.keyCommitment)
     const plaintext = await new Chacha20Poly1305()
       .createEncryptionContext(contentKey)
       .open(fromBase64Url(envelope.nonce)!, fromBase64Url(envelope.ciphertext)!, utf8(BATCH))
@@ -241,25 +248,72 @@ describe("sealed amounts", () => {
     const [e0, e1, e2] = envelope.recipients
     const swapped = { ...envelope, recipients: [{ ...e0!, memberId: e1!.memberId }, { ...e1!, memberId: e0!.memberId }, e2!] }
     expect(await openFailure(opens(swapped))).toBe("WrappedKeyRejected")
-    // Not this version or suite, a short nonce, a member listed twice, not base64url.
-    expect(await openFailure(opens({ ...envelope, version: 2 } as unknown as SealedEnvelope))).toBe("Malformed")
+    // Another commitment: the member's key is not the one it names.
+    for (let i = 0; i < 32; i++) {
+      expect(await openFailure(opens({ ...envelope, keyCommitment: flip(envelope.keyCommitment, i) }))).toBe("KeyCommitmentMismatch")
+    }
+    // Version 1 (no commitment) opens no more; not this version or suite, a short nonce, a member listed twice, not base64url.
+    const { keyCommitment: _, ...uncommitted } = envelope
+    expect(await openFailure(opens({ ...uncommitted, version: 1 } as unknown as SealedEnvelope))).toBe("VersionOutdated")
+    expect(await openFailure(opens({ ...envelope, version: 3 } as unknown as SealedEnvelope))).toBe("Malformed")
+    expect(await openFailure(opens(uncommitted as unknown as SealedEnvelope))).toBe("Malformed")
     expect(await openFailure(opens({ ...envelope, suite: "X25519/AES" } as unknown as SealedEnvelope))).toBe("Malformed")
     expect(await openFailure(opens({ ...envelope, nonce: envelope.nonce.slice(0, 8) }))).toBe("Malformed")
     expect(await openFailure(opens({ ...envelope, recipients: [entry, entry] }))).toBe("Malformed")
     expect(await openFailure(opens({ ...envelope, ciphertext: `${envelope.ciphertext}=` }))).toBe("Malformed")
   })
 
-  it("shares with a member who joins later, keeping the nonce, the ciphertext and so the digest", async () => {
+  it("shares with a member who joins later, keeping every entry, the nonce, the ciphertext and so the digest", async () => {
     const [a, b, late] = await members(3)
     const envelope = await sealAmounts(BATCH, AMOUNTS, recipientsOf([a!, b!]))
-    const shared = await shareWith(envelope, BATCH, b!, recipientsOf([late!]))
+    expect(unsharedReaders(envelope, recipientsOf([a!, b!, late!])).map((r) => r.memberId)).toEqual([late!.memberId])
+    const shared = await shareWith(envelope, BATCH, b!, recipientsOf([a!, b!, late!]))
     expect(shared.nonce).toBe(envelope.nonce)
     expect(shared.ciphertext).toBe(envelope.ciphertext)
+    expect(shared.keyCommitment).toBe(envelope.keyCommitment)
     expect(digest(shared)).toBe(digest(envelope))
+    expect(shared.recipients.slice(0, 2)).toEqual(envelope.recipients)
     expect(shared.recipients.map((r) => r.memberId)).toEqual(["mem_0", "mem_1", "mem_2"])
+    expect(unsharedReaders(shared, recipientsOf([a!, b!, late!]))).toEqual([])
     for (const m of [a!, b!, late!]) expect(await openAmounts(shared, BATCH, m.memberId, m.keyPair)).toEqual(AMOUNTS)
     // Only a reader can share.
     expect(await openFailure(shareWith(envelope, BATCH, late!, recipientsOf([late!])))).toBe("NotARecipient")
+  })
+
+  it("re-wraps for a member who published another key and leaves out one who is no reader any more, keeping the rest in place", async () => {
+    const [a, b, c] = await members(3)
+    const envelope = await sealAmounts(BATCH, AMOUNTS, recipientsOf([a!, b!, c!]))
+    const rotated = { memberId: b!.memberId, keyPair: await keyFrom(42) }
+    const shared = await shareWith(envelope, BATCH, c!, recipientsOf([a!, rotated, c!]))
+    expect(shared.recipients).toEqual([envelope.recipients[0], envelope.recipients[2], expect.objectContaining({ memberId: b!.memberId, sealingKey: rotated.keyPair.publicKey })])
+    expect(await openAmounts(shared, BATCH, b!.memberId, rotated.keyPair)).toEqual(AMOUNTS)
+    const without = await shareWith(envelope, BATCH, a!, recipientsOf([a!, c!]))
+    expect(without.recipients).toEqual([envelope.recipients[0], envelope.recipients[2]])
+    expect(digest(without)).toBe(digest(envelope))
+  })
+
+  it("detects a reader handed another content key than the one the digest commits to", async () => {
+    // A hostile sealer: one ciphertext, the commitment of key 1, and reader b's entry wrapping key 2 instead.
+    const [a, b] = await members(2)
+    const suite = new CipherSuite({ kem: new DhkemX25519HkdfSha256(), kdf: new HkdfSha256(), aead: new Chacha20Poly1305() })
+    const honest = await sealAmounts(BATCH, AMOUNTS, recipientsOf([a!, b!]))
+    const other = crypto.getRandomValues(new Uint8Array(32))
+    const wrapped = await suite.seal(
+      { recipientPublicKey: await suite.kem.deserializePublicKey(fromBase64Url(b!.keyPair.publicKey)!), info: utf8("confidential-payroll/sealed-amounts/v1") },
+      other,
+      utf8(`${BATCH}
+${b!.memberId}`)
+    )
+    const entry = { ...honest.recipients[1]!, enc: toBase64Url(new Uint8Array(wrapped.enc)), wrappedKey: toBase64Url(new Uint8Array(wrapped.ct)) }
+    const hostile: SealedEnvelope = { ...honest, recipients: [honest.recipients[0]!, entry] }
+    expect(await openAmounts(hostile, BATCH, a!.memberId, a!.keyPair)).toEqual(AMOUNTS)
+    expect(await openFailure(openAmounts(hostile, BATCH, b!.memberId, b!.keyPair))).toBe("KeyCommitmentMismatch")
+    // Nor can the sealer commit to key 2 for the same digest: the digest covers the commitment.
+    const recommitted = { ...hostile, keyCommitment: toBase64Url(keyCommitment(other)) }
+    expect(digest(recommitted)).not.toBe(digest(honest))
+    expect(await openFailure(openAmounts(recommitted, BATCH, a!.memberId, a!.keyPair))).toBe("KeyCommitmentMismatch")
+    // Shares check the commitment too: a reader with the wrong key shares nothing.
+    expect(await openFailure(shareWith(hostile, BATCH, b!, recipientsOf([a!, b!])))).toBe("KeyCommitmentMismatch")
   })
 
   it("refuses inputs it cannot seal", async () => {

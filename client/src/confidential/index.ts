@@ -47,10 +47,8 @@ export {
   fetchCrs,
   IGNITION_G1_SHA256,
   IGNITION_G2_SHA256,
-  IGNITION_POINTS,
-  PUBLIC_NETWORKS
+  IGNITION_POINTS
 } from "./proving/Crs.ts"
-export { generateTestCrs, TEST_CRS_LABEL } from "./proving/TestCrs.ts"
 export {
   decodeBinaryVk,
   decodeFieldsVk,
@@ -125,3 +123,16 @@ export {
 
 // A sender's receipt of a transfer (proveTransferWithReceipt), checked against the ciphertext the chain recorded.
 export { checkReceipt, type OnChainCiphertext, type ReceiptCheck, type TransferReceipt } from "./crypto/Receipt.ts"
+
+// The deployment the token names in its instance storage (its asset and registries), and the public balance a deposit draws on.
+export { type ChainDeployment, readDeployment } from "./chain/ReadDeployment.ts"
+export { type DeploymentProblem, TokenDeploymentInvalid } from "../../../src/Domain/TokenInstance.ts"
+export { type PublicBalance, readPublicBalance } from "./chain/PublicBalance.ts"
+// The auditor's report (issue 36 §3): the escrow key's view of the paying wallets' operations.
+export { auditReport, type AuditInput, type AuditPayout } from "./audit/AuditReport.ts"
+export { type AuditEvent, decodeAuditEvent, fromRpcEvent, type ProvenEvent, type RawTokenEvent } from "./audit/AuditEvent.ts"
+export { decryptSenderAuditor, type SenderAuditorOpening } from "./audit/SenderAuditor.ts"
+export { type OpenedReceipt } from "./audit/ReceiptCompare.ts"
+export type { AuditReport, AuditRow, Continuity, ContractorTotal, MonthTotal, OperationKind, PayoutMatch, ReceiptComparison, Sum as AuditSum, WalletSummary } from "./audit/ReportModel.ts"
+export { CONTRACTOR_COLUMNS, formatUnits, MONTH_COLUMNS, OPERATION_COLUMNS, type ReportCsv, reportCsv } from "./audit/ReportCsv.ts"
+export { type AuditReportJson, reportJson } from "./audit/ReportJson.ts"

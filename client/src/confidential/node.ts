@@ -15,14 +15,13 @@ import type { CrsRefused } from "./proving/ProvingErrors.ts"
 
 export * from "./index.ts"
 export {
+  BUNDLED_CRS_DIR,
   crsDirFromEnv,
-  ensureTestCrs,
   G1_FILE,
   G2_FILE,
   loadCrsDir,
   readCrsDir,
-  STANDALONE_PASSPHRASE,
-  writeCrsDir
+  STANDALONE_PASSPHRASE
 } from "./proving/CrsFiles.ts"
 export { FileStore } from "./state/FileStore.ts"
 
@@ -66,10 +65,8 @@ export const loadCircuits = (dir: string = packagedCircuitsDir()): Effect.Effect
   })
 
 export interface ProvingSetupOptions {
-  /** A directory with bn254_g1.dat and bn254_g2.dat (`crsDirFromEnv()` reads CRS_DIR). */
-  readonly crsDir: string
-  /** The network the proofs are for: a test CRS is refused for the public network and testnet. */
-  readonly networkPassphrase: string
+  /** A directory with Aztec Ignition's bn254_g1.dat and bn254_g2.dat; by default the package's own (`crsDirFromEnv()` reads CRS_DIR). */
+  readonly crsDir?: string
   /** bb's worker threads (1 by default). */
   readonly threads?: number
   /** Circuits other than the packaged ones (a folder laid out as the package's circuits/8af46e2c). */
@@ -77,14 +74,14 @@ export interface ProvingSetupOptions {
 }
 
 /**
- * A ProvingSetup for openWallet: the CRS read from `crsDir` and checked for the network, the packaged circuits
+ * A ProvingSetup for openWallet: the CRS read from `crsDir` and checked against Ignition's pins, the packaged circuits
  * checked against their manifest, and bb.js started with them; bb.js stops when the scope closes.
  */
 export const openProvingSetup = (
-  options: ProvingSetupOptions
+  options: ProvingSetupOptions = {}
 ): Effect.Effect<ProvingSetup, CrsMissing | CrsRefused | VersionMismatch | ProofFailed, Scope.Scope> =>
   Effect.gen(function*() {
-    const crs = yield* loadCrsDir(options.crsDir, options.networkPassphrase)
+    const crs = yield* loadCrsDir(options.crsDir)
     const { circuits, version } = yield* loadCircuits(options.circuitsDir)
     const prover = yield* makeProver({ crs, threads: options.threads ?? 1 })
     return { prover, circuits, version } satisfies ProvingSetup

@@ -20,8 +20,15 @@ export type OpenProblem =
   | "NotARecipient"
   /** The member's wrapped key does not open under their key with this batch and member id: altered, or not theirs. */
   | "WrappedKeyRejected"
+  /**
+   * The member's content key is not the one the envelope's key commitment names: the sealer handed readers different
+   * keys (or the commitment was altered), so what this member would read is not what the digest binds.
+   */
+  | "KeyCommitmentMismatch"
   /** The content key opened but the nonce, ciphertext or batch id (the AAD) does not authenticate: altered. */
   | "CiphertextRejected"
+  /** A version 1 envelope, sealed before key commitments: it opens no more, and must be sealed again. */
+  | "VersionOutdated"
   /** Not an envelope of this version and suite, or the authenticated document is not what it should be. */
   | "Malformed"
 

@@ -67,12 +67,15 @@ export const openAmounts = async (
   return document.amounts.map((a) => ({ payoutId: a.payoutId, amount: amountFromDecimal(a.amount) }))
 }
 
-/** Gives more members access to the same amounts: same nonce and ciphertext, so `digest` is unchanged. */
+/**
+ * The same amounts for `readers`, every member who should read them now with their published key (Envelope.ts
+ * shareDocument): entries already wrapped to a reader's key are kept as they are, the others added; `digest` is unchanged.
+ */
 export const shareWith = async (
   envelope: SealedEnvelope,
   batchId: string,
   opener: Opener,
-  newRecipients: ReadonlyArray<Recipient>
-): Promise<SealedEnvelope> => await shareDocument(amountsContext(batchId), envelope, opener, newRecipients)
+  readers: ReadonlyArray<Recipient>
+): Promise<SealedEnvelope> => await shareDocument(amountsContext(batchId), envelope, opener, readers)
 
 export { digest }

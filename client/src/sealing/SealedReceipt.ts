@@ -96,10 +96,10 @@ export const openReceipt = async (
   }
 }
 
-/** Gives more members the same receipt (same nonce and ciphertext, so the same digest). */
+/** The same receipt for `readers`, every member who should read it now (as `shareWith`): the same digest. */
 export const shareReceiptWith = async (
   envelope: SealedEnvelope,
   id: ReceiptId,
   opener: Opener,
-  newRecipients: ReadonlyArray<Recipient>
-): Promise<SealedEnvelope> => await shareDocument(receiptContext(id), envelope, opener, newRecipients)
+  readers: ReadonlyArray<Recipient>
+): Promise<SealedEnvelope> => await shareDocument(receiptContext(id), envelope, opener, readers)

@@ -15,6 +15,7 @@ export const ENC_BYTES = 32
 export const TAG_BYTES = 16
 export const WRAPPED_KEY_BYTES = CONTENT_KEY_BYTES + TAG_BYTES
 export const PUBLIC_KEY_BYTES = 32
+export const COMMITMENT_BYTES = 32
 
 export const hpkeSuite = (): CipherSuite =>
   new CipherSuite({ kem: new DhkemX25519HkdfSha256(), kdf: new HkdfSha256(), aead: new Chacha20Poly1305() })

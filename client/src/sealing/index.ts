@@ -4,10 +4,14 @@ export { fromBase64Url, toBase64Url } from "./Base64Url.ts"
 export {
   decodeEnvelope,
   digest,
+  ENVELOPE_VERSION,
+  KEY_COMMITMENT_LABEL,
+  keyCommitment,
   type Opener,
   type Recipient,
   SealedEnvelope,
-  type SealedRecipient
+  type SealedRecipient,
+  unsharedReaders
 } from "./Envelope.ts"
 export { type OpenProblem, SealedOpenFailed, SealingInputInvalid, type SealingInputProblem } from "./Errors.ts"
 export { AMOUNT_DECIMALS, amountFromDecimal, amountToDecimal } from "./Plaintext.ts"

@@ -62,11 +62,10 @@ export const loadCircuits = async () => {
   return { manifest, circuits, artifactOf }
 }
 
-/** The prover's worker for `proves` (the circuits it loads), checking the same-origin CRS for the network. */
+/** The prover's worker for `proves` (the circuits it loads), checking the same-origin CRS against Ignition's pins. */
 export const startWorker = (
   circuits: Awaited<ReturnType<typeof loadCircuits>>,
   proves: ReadonlyArray<OperationCircuit>,
-  networkPassphrase: string,
   onProgress: (event: ProgressEvent) => void
 ): ProverClient =>
   startProver({
@@ -74,8 +73,7 @@ export const startWorker = (
     setup: {
       manifest: { value: circuits.manifest },
       circuits: Object.fromEntries(proves.map((name) => [name, { value: circuits.artifactOf(name) }])) as Partial<Record<CircuitName, { value: CircuitArtifact }>>,
-      crs: CRS,
-      networkPassphrase
+      crs: CRS
     },
     onProgress
   })
@@ -124,7 +122,7 @@ export const openBrowserWallet = async (options: OpenOptions) => {
   options.onStage("keys")
   const prover = options.proves.length === 0
     ? undefined
-    : startWorker(circuits, options.proves, deployment.networkPassphrase, options.onProgress ?? (() => undefined))
+    : startWorker(circuits, options.proves, options.onProgress ?? (() => undefined))
   try {
     // The keys the account registered with let one signature do (withSignerRoot): 1 request instead of 2.
     const registered = await reader.account(account)
@@ -192,7 +190,7 @@ export const proveRegistration = async (chain: Chain, account: string, options: 
   const { deployment, reader } = chain
   const circuits = await loadCircuits()
   options.onStage("keys")
-  const prover = startWorker(circuits, ["register"], deployment.networkPassphrase, options.onProgress)
+  const prover = startWorker(circuits, ["register"], options.onProgress)
   options.onWorker(prover)
   try {
     const keys = await keysFromSigner({ signer: { signMessage }, account, contract: deployment.contract, networkPassphrase: deployment.networkPassphrase })

@@ -11,6 +11,8 @@ import {
   prepareCall,
   type ProgressEvent,
   type ProverClient,
+  type PublicBalance,
+  readPublicBalance,
   rpc,
   SimulationRefusedError,
   type TokenCall,
@@ -70,6 +72,19 @@ export const readTreasury = async (account: string, session: string): Promise<Tr
     } finally {
       await store.close()
     }
+  } catch (error) {
+    throw new Error(treasuryWords(error, account, "open"), { cause: error })
+  }
+}
+
+/**
+ * The wallet's public balance of the token's underlying asset (its SEP-41 `balance`, and its `symbol`), read through
+ * the gateway without keys: what a deposit draws on. `amount` is undefined when the wallet has no trustline to it.
+ */
+export const readTreasuryPublicBalance = async (account: string, session: string): Promise<PublicBalance> => {
+  try {
+    const { deployment, server } = await chainOf(session)
+    return await readPublicBalance(server, deployment.networkPassphrase, deployment.underlyingAsset, account)
   } catch (error) {
     throw new Error(treasuryWords(error, account, "open"), { cause: error })
   }

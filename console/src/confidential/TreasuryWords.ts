@@ -15,7 +15,7 @@ const WHAT: Readonly<Record<TreasuryAction, string>> = {
 
 /** The contract errors a treasury call meets: mod.rs `ConfidentialTokenError` and the underlying SAC's `ContractError`. */
 const REFUSALS: ReadonlyArray<readonly [RegExp, (action: TreasuryAction) => string]> = [
-  [/Error\(Contract, #10\)\D/, () => "Your wallet holds less USDC than that: the deposit would fail. Its public USDC balance shows in Freighter."],
+  [/Error\(Contract, #10\)\D/, () => "Your wallet holds less USDC than that: the deposit would fail. Its public balance is shown beside the confidential ones."],
   [/Error\(Contract, #13\)\D/, () => "Your wallet has no USDC trustline, so it holds no USDC to deposit: add USDC in Freighter first."],
   [/Error\(Contract, #3500\)\D/, () => "The wallet is already registered with the token."],
   [/Error\(Contract, #3501\)\D/, () => "The wallet is not registered with the token yet: register it first."],

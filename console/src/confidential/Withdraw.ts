@@ -113,7 +113,7 @@ export const withdraw = async (options: WithdrawOptions): Promise<Withdrawn> => 
     // The worker loads its circuit, the CRS and bb.js while the contractor signs the merge.
     options.onStage("prover")
     const circuits = await loadCircuits()
-    worker = startWorker(circuits, ["withdraw"], deployment.networkPassphrase, () => undefined)
+    worker = startWorker(circuits, ["withdraw"], () => undefined)
     const setup = { prover: workerProver(worker), circuits: circuits.circuits, version: circuits.manifest.commit }
     // The same keys over the same sealed openings in this browser, now with a prover.
     const wallet = await settle(openWallet({ keys: opened.wallet.keys, account, reader, setup, store: new IndexedDbStore("payroll-wallet") }))

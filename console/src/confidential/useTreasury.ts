@@ -54,6 +54,14 @@ export const useTreasury = (account: string, session: string) => {
     // Read again after a registration or a rebuild, not each time Freighter's window gives the focus back.
     refetchOnWindowFocus: false
   })
+  /** The wallet's public balance of the asset the token wraps (no keys needed): read with the status, again after a deposit. */
+  const publicBalance = useQuery({
+    queryKey: ["treasury-public-balance", account],
+    queryFn: async () => (await import("./Treasury.ts")).readTreasuryPublicBalance(account, session),
+    retry: false,
+    refetchOnWindowFocus: false
+  })
+  const refetchPublic = publicBalance.refetch
   const treasury = useRef<Treasury | undefined>(undefined)
   const running = useRef<AbortController | undefined>(undefined)
   const [view, setView] = useState<TreasuryView | undefined>(undefined)
@@ -150,14 +158,18 @@ export const useTreasury = (account: string, session: string) => {
       return undefined
     }).then(() => status.refetch()), [account, session, start, status])
 
-  const call = useCallback((name: "deposit" | "merge", amount?: bigint) =>
-    void start(name, async (_module, options) => {
+  /** Whether the call landed (its balance checked after it): a deposit's amount field is then cleared. */
+  const call = useCallback((name: "deposit" | "merge", amount?: bigint): Promise<boolean> =>
+    start(name, async (_module, options) => {
       const current = treasury.current
       if (current === undefined) throw new Error("Show the balance first: it is checked after each call.")
       const { hash, view: next } = amount === undefined ? await current.merge(options) : await current.deposit(amount, options)
       setView(next)
       return amount === undefined ? { hash } : { hash, amount }
-    }), [start])
+    }).then((landed) => {
+      if (amount !== undefined) void refetchPublic()
+      return landed
+    }), [start, refetchPublic])
 
   const cancel = useCallback(() => {
     const controller = running.current
@@ -169,6 +181,7 @@ export const useTreasury = (account: string, session: string) => {
 
   return {
     status,
+    publicBalance,
     view,
     job,
     registration,
@@ -178,7 +191,7 @@ export const useTreasury = (account: string, session: string) => {
     register,
     rebuild,
     deposit: (amount: bigint) => call("deposit", amount),
-    merge: () => call("merge"),
+    merge: () => void call("merge"),
     cancel
   }
 }

@@ -1,5 +1,5 @@
-import { Button, Input } from "@stellar/design-system"
-import { useMutation, useQuery } from "@tanstack/react-query"
+import { Button, Input, Notification } from "@stellar/design-system"
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { Option } from "effect"
 import { type ChangeEvent, type FormEvent, useEffect, useId, useState } from "react"
 import {
@@ -32,6 +32,15 @@ const short = (text: string) => (text.length > 14 ? `${text.slice(0, 6)}…${tex
 export const readersOf = (members: ReadonlyArray<Member>): Array<Recipient> =>
   members.flatMap((m) => (m.sealingKey !== undefined && ROLE_PERMISSIONS[m.role].includes("amounts:read") ? [{ memberId: m.id, sealingKey: m.sealingKey }] : []))
 
+/** The readers the envelope holds no entry for, or one wrapped to another key than the one they published since. */
+export const unsharedReaders = (envelope: SealedAmounts["envelope"], readers: ReadonlyArray<Recipient>): Array<Recipient> => {
+  const keyOf = new Map(envelope.recipients.map((r) => [r.memberId as string, "sealingKey" in r ? r.sealingKey : undefined]))
+  return readers.filter((r) => keyOf.get(r.memberId) !== r.sealingKey)
+}
+
+/** How often a reader's page asks for the members again, so that a key published meanwhile is offered a share. */
+const MEMBERS_POLL_MS = 5_000
+
 export interface BatchAmounts {
   /** Stored sealed amounts (null: none), once read. */
   readonly sealed: SealedAmounts | null | undefined
@@ -49,7 +58,8 @@ export const useBatchAmounts = (id: BatchId, me: Me, poll: number | false): Batc
   const sealed = useSealedAmounts(id, reason === undefined, poll)
   const stored = sealed.data
   const opened = useQuery({
-    queryKey: ["opened-amounts", id, stored?.digest, stored?.envelope.recipients.length, unlocked?.memberId],
+    // A re-wrapped entry (a member's new key) keeps the digest and the count: the entries themselves name the envelope.
+    queryKey: ["opened-amounts", id, stored?.digest, stored?.envelope.recipients.map((r) => r.wrappedKey).join(), unlocked?.memberId],
     enabled: unlocked !== undefined && stored !== undefined && stored !== null,
     retry: false,
     staleTime: Infinity,
@@ -62,10 +72,26 @@ export const useBatchAmounts = (id: BatchId, me: Me, poll: number | false): Batc
   return { sealed: stored, opened: opened.data, unlocked, reason, openError: opened.error, sealedError: sealed.error }
 }
 
+const openReason = (error: unknown): string =>
+  typeof error === "object" && error !== null && "reason" in error ? String((error as { reason: unknown }).reason) : ""
+
 const openProblem = (error: unknown): string => {
-  const reason = typeof error === "object" && error !== null && "reason" in error ? String((error as { reason: unknown }).reason) : ""
+  const reason = openReason(error)
   if (reason === "NotARecipient") {
-    return "These amounts were sealed before you could read them. Ask a member who can read them to share them with you (\"Share with new members\")."
+    return "These amounts were sealed before you could read them. Every member who can read them is offered, on this " +
+      "page, to share them with you."
+  }
+  if (reason === "WrappedKeyRejected") {
+    return "These amounts were sealed to a sealing key you have replaced since. Every member who can read them is " +
+      "offered, on this page, to share them with you again."
+  }
+  if (reason === "VersionOutdated") {
+    return "These amounts were sealed in the old envelope format (version 1), which does not commit to its key, and no " +
+      "longer open: they are sealed again while the batch is a draft (a ready batch is rejected back to draft first)."
+  }
+  if (reason === "KeyCommitmentMismatch") {
+    return "The key these amounts were sealed to you with is not the one they commit to: whoever sealed them gave readers " +
+      "different keys. Do not approve or pay this batch; have its amounts sealed again."
   }
   return `The sealed amounts could not be opened with your key: ${messageOf(error)}`
 }
@@ -97,7 +123,11 @@ const Total = ({ amounts }: { readonly amounts: ReadonlyArray<bigint | undefined
   )
 }
 
-/** Who can read the sealed amounts, who could but is not yet given them, and who has no key yet. */
+/**
+ * Who can read the sealed amounts, who could but is not yet given them, and who has no key yet. The members are read
+ * again every few seconds, so that the moment a member publishes a key (or another one), every reader here is offered
+ * to share with them.
+ */
 const Readers = ({ sealed, me, unlocked, batch }: {
   readonly sealed: SealedAmounts
   readonly me: Me
@@ -105,35 +135,66 @@ const Readers = ({ sealed, me, unlocked, batch }: {
   readonly batch: Batch
 }) => {
   const members = useMembers()
+  const queries = useQueryClient()
   const store = useStoreSealedAmounts(batch.id)
+  const finished = batch.status === "completed" || batch.status === "canceled"
+  useEffect(() => {
+    if (finished) return
+    const timer = setInterval(() => void queries.invalidateQueries({ queryKey: ["members"] }), MEMBERS_POLL_MS)
+    return () => clearInterval(timer)
+  }, [finished, queries])
+  // A share names every reader: all of them must be known.
+  useEffect(() => {
+    if (members.hasNextPage && !members.isFetchingNextPage) void members.fetchNextPage()
+  }, [members])
   const all = members.data?.pages.flatMap((p) => p.items) ?? []
+  const readers = readersOf(all)
   const given = new Set(sealed.envelope.recipients.map((r) => r.memberId as string))
-  const newcomers = readersOf(all).filter((r) => !given.has(r.memberId))
+  const newcomers = members.hasNextPage ? [] : unsharedReaders(sealed.envelope, readers)
   const keyless = all.filter((m) => m.sealingKey === undefined && ROLE_PERMISSIONS[m.role].includes("amounts:read"))
   const label = (m: Member) => (m.sub === me.sub ? "you" : `${short(m.sub)} (${m.role})`)
-  const finished = batch.status === "completed" || batch.status === "canceled"
+  const [shareError, setShareError] = useState<string | undefined>(undefined)
   const share = async () => {
-    const ops = await sealingOps()
-    const envelope = await ops.shareWith(sealed.envelope, batch.id, { memberId: unlocked.memberId, keyPair: unlocked.keyPair }, newcomers)
-    store.mutate(envelope)
+    if (sealed.envelope.version !== 2) return
+    setShareError(undefined)
+    try {
+      const ops = await sealingOps()
+      store.mutate(await ops.shareWith(sealed.envelope, batch.id, { memberId: unlocked.memberId, keyPair: unlocked.keyPair }, readers))
+    } catch (error) {
+      setShareError(messageOf(error))
+    }
   }
+  const waiting = all.filter((m) => newcomers.some((r) => r.memberId === m.id))
   return (
     <div className="stack">
+      {newcomers.length === 0 || finished ? null : (
+        <div role="status">
+          <Notification variant="primary" title={`${waiting.map(label).join(", ") || `${newcomers.length} members`} cannot read these amounts yet`}>
+            <div className="stack">
+              <span>
+                They published a sealing key after the amounts were sealed. Sharing gives them these amounts; the
+                amounts, and the digest the approvals name, stay the same.
+              </span>
+              <div className="row">
+                <Button variant="primary" size="md" onClick={() => void share()} isLoading={store.isPending}>
+                  {newcomers.length === 1 ? "Share with 1 new member" : `Share with ${newcomers.length} new members`}
+                </Button>
+                {store.isError || shareError !== undefined
+                  ? <span className="action__error" role="alert">{shareError ?? messageOf(store.error)}</span>
+                  : null}
+              </div>
+            </div>
+          </Notification>
+        </div>
+      )}
       <p className="muted small">
         Sealed for {given.size === 1 ? "1 member" : `${given.size} members`}: {all.filter((m) => given.has(m.id)).map(label).join(", ") || "—"}.
         Digest <code title={sealed.digest}>{sealed.digest.slice(0, 12)}</code>.
       </p>
-      {newcomers.length === 0 || finished ? null : (
-        <div className="row">
-          <Button variant="secondary" size="md" onClick={() => void share().catch(() => undefined)} isLoading={store.isPending}>
-            {newcomers.length === 1 ? "Share with 1 new member" : `Share with ${newcomers.length} new members`}
-          </Button>
-          {store.isError ? <span className="action__error" role="alert">{messageOf(store.error)}</span> : null}
-        </div>
-      )}
       {keyless.length === 0 ? null : (
         <p className="muted small">
-          Not yet able to read amounts: {keyless.map(label).join(", ")}. Each unlocks amounts once on this page; then anyone here can share with them.
+          Not yet able to read amounts: {keyless.map(label).join(", ")}. Each unlocks amounts once on this page; every
+          reader here is then offered to share with them.
         </p>
       )}
     </div>
@@ -352,7 +413,11 @@ export const Amounts = ({ batch, me, payouts, nameOf, amounts }: {
     if (amounts.sealedError !== null) return <ErrorNote what="load the sealed amounts" error={amounts.sealedError} />
     if (sealed === undefined) return <Loading what="the sealed amounts" />
     if (sealed !== null && opened === undefined) {
-      return amounts.openError === null ? <Loading what="the amounts" /> : <p role="alert">{openProblem(amounts.openError)}</p>
+      if (amounts.openError === null) return <Loading what="the amounts" />
+      const problem = <p role="alert">{openProblem(amounts.openError)}</p>
+      // Outdated amounts are sealed again from scratch: the editor starts empty.
+      if (!editing || openReason(amounts.openError) !== "VersionOutdated") return problem
+      return <>{problem}<Editor batch={batch} payouts={payouts} nameOf={nameOf} opened={undefined} unlocked={unlocked} /></>
     }
     return (
       <>
@@ -361,7 +426,7 @@ export const Amounts = ({ batch, me, payouts, nameOf, amounts }: {
           : sealed === null
           ? <p className="muted">No amounts were entered for this batch.</p>
           : <ReadOnlyAmounts batch={batch} me={me} payouts={payouts} nameOf={nameOf} opened={opened} unlocked={unlocked} />}
-        {sealed === null ? null : <Readers sealed={sealed} me={me} unlocked={unlocked} batch={batch} />}
+        {sealed === null || sealed.envelope.version !== 2 ? null : <Readers sealed={sealed} me={me} unlocked={unlocked} batch={batch} />}
       </>
     )
   }

@@ -12,11 +12,12 @@ import { Page, Section } from "../components/Page.tsx"
 import { Empty, ErrorNote, Loading } from "../components/States.tsx"
 import { StatusBadge } from "../components/StatusBadge.tsx"
 import { Time } from "../components/Time.tsx"
+import { TxLink } from "../components/TxLink.tsx"
 import { Link, navigate } from "../router/Router.tsx"
+import { sealingOps } from "../sealing/Sealing.tsx"
 import { Amounts, type BatchAmounts, useBatchAmounts } from "./BatchAmounts.tsx"
 import { Pay } from "./BatchPay.tsx"
 
-const explorer = (hash: string) => `https://stellar.expert/explorer/testnet/tx/${hash}`
 const short = (text: string) => (text.length > 14 ? `${text.slice(0, 6)}…${text.slice(-6)}` : text)
 const errorOf = (m: { readonly isError: boolean; readonly error: unknown }) => (m.isError ? messageOf(m.error) : undefined)
 
@@ -106,6 +107,13 @@ const Controls = ({ batch, me, amounts }: { readonly batch: Batch; readonly me: 
   const needsApproval = s === "ready" && batch.approvalsRequired > 0 && batch.approvals.length < batch.approvalsRequired
   const ready = write.allowed && batch.payoutCount === 0 ? { allowed: false, reason: "Add at least one payout first." } : write
   const approve = approval(batch, me, can, amounts)
+  // The digest approved is the one of the envelope this page opened, computed here: with the key commitment inside it,
+  // the approval binds what the approver read, whatever digest the service reports (a different one is refused, 409).
+  const approveWhatWasRead = async () => {
+    const envelope = amounts.sealed?.envelope
+    // A version 1 envelope never opens, so its batch cannot be approved here (approval() says why).
+    controls.approve.mutate(envelope === undefined || envelope.version !== 2 ? amounts.sealed?.digest : (await sealingOps()).digest(envelope))
+  }
   const shown = [
     s === "draft" ? [ready, write] : [],
     needsApproval ? [approve, can("batches:approve")] : [],
@@ -140,7 +148,7 @@ const Controls = ({ batch, me, amounts }: { readonly batch: Batch; readonly me: 
                 variant="primary"
                 allowed={approve}
                 busy={controls.approve.isPending}
-                onClick={() => controls.approve.mutate(amounts.sealed?.digest)}
+                onClick={() => void approveWhatWasRead()}
                 error={errorOf(controls.approve)}
               />
               <RejectForm allowed={can("batches:approve")} busy={controls.reject.isPending} error={errorOf(controls.reject)} onReject={(reason) => controls.reject.mutate(reason)} />
@@ -234,7 +242,7 @@ const PayoutRow = ({ payout, batch, name, me }: { readonly payout: Payout; reado
       <td data-label="Transaction">
         {Option.match(payout.hash, {
           onNone: () => <span className="muted">not sent</span>,
-          onSome: (hash) => <a href={explorer(hash)} target="_blank" rel="noopener noreferrer" title={hash}>{short(hash)}<span className="visually-hidden"> (opens the testnet explorer)</span></a>
+          onSome: (hash) => <TxLink hash={hash} />
         })}
         {Option.match(payout.error, { onNone: () => null, onSome: (e) => <span className="action__error"> {e}</span> })}
       </td>

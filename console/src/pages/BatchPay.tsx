@@ -1,11 +1,12 @@
-import { Button } from "@stellar/design-system"
+import { Button, Notification } from "@stellar/design-system"
 import { useQueryClient } from "@tanstack/react-query"
-import { useRef, useState } from "react"
+import { useEffect, useRef, useState } from "react"
 import type { Batch, Me, Payout, PayoutId } from "@confidential-payroll/client/contract"
 import { useContractorAddresses } from "../api/Contractors.ts"
 import { permissionsOf } from "../api/Me.ts"
 import { useMembers } from "../api/Org.ts"
 import { Section } from "../components/Page.tsx"
+import { useKeepTabOpen } from "../components/useKeepTabOpen.ts"
 import { useSession } from "../session/Session.tsx"
 import type { PayItem, PayoutStep, PayStage } from "../confidential/PayBatch.ts"
 import { formatAmount } from "../lib/Amount.ts"
@@ -26,6 +27,8 @@ const STEP_WORDS: Readonly<Record<PayoutStep, string>> = {
   failed: "failed"
 }
 
+const UNLOCK = "Unlock the amounts above: they are what is paid."
+
 /** Why this member cannot pay this batch now, or undefined. */
 const refusal = (batch: Batch, me: Me, amounts: BatchAmounts): string | undefined => {
   const submit = permissionsOf(me)("transfers:submit")
@@ -36,7 +39,7 @@ const refusal = (batch: Batch, me: Me, amounts: BatchAmounts): string | undefine
   const missing = batch.approvalsRequired - batch.approvals.length
   if (missing > 0) return `It needs ${missing === 1 ? "1 more approval" : `${missing} more approvals`} before it is paid.`
   if (amounts.sealed === null) return "No amounts were sealed with this batch: there is nothing to pay."
-  if (amounts.opened === undefined) return "Unlock the amounts above: they are what is paid."
+  if (amounts.opened === undefined) return UNLOCK
   // The approvals name the digest of what they approved: the payer pays those amounts, not others.
   const digest = amounts.sealed?.digest
   if (batch.approvals.some((a) => a.sealedAmountsDigest !== digest)) {
@@ -73,14 +76,31 @@ export const Pay = ({ batch, me, payouts, amounts, nameOf }: {
   const abort = useRef<AbortController | undefined>(undefined)
   const addresses = useContractorAddresses(payouts.map((p) => p.contractorId), permissionsOf(me)("transfers:submit").allowed)
   const members = useMembers()
+  const { interrupted } = useKeepTabOpen(`pay:${batch.id}`, running)
+  // Leaving the page within the console stops the run as "Stop paying" does: a run nobody sees would keep asking
+  // Freighter to sign, and coming back could start a second one beside it.
+  useEffect(() => () => abort.current?.abort(), [])
+  const inFlight = payouts.filter((p) => p.status === "submitted")
+  // What the service has not sent: a payout is offered only as `ready` or `failed`, never twice.
+  const payable = payouts.filter((p) => p.status === "ready" || p.status === "failed")
   const reason = refusal(batch, me, amounts)
   if (reason !== undefined && state === undefined) {
     // Nothing to say to someone who could never pay (a viewer, an approver): the section is for payers.
     if (!permissionsOf(me)("transfers:submit").allowed) return null
-    return <Section title="Pay" id="batch-pay"><p className="muted">{reason}</p></Section>
+    return (
+      <Section title="Pay" id="batch-pay">
+        {reason === UNLOCK && interrupted && payable.length > 0
+          ? (
+            <Notification variant="warning" title="A reload stopped paying">
+              The keys stay only in the tab: unlock again to continue paying{" "}
+              {payable.length === 1 ? "the 1 payout left" : `the ${payable.length} payouts left`}. Freighter asks for your
+              confidential keys again when you pay; payouts already sent stay sent.
+            </Notification>
+          )
+          : <p className="muted">{reason}</p>}
+      </Section>
+    )
   }
-  const inFlight = payouts.filter((p) => p.status === "submitted")
-  const payable = payouts.filter((p) => p.status === "ready" || p.status === "failed")
   const items: Array<PayItem & { readonly name: string }> = payable.flatMap((p) => {
     const to = addresses.data?.get(p.contractorId)
     const amount = amounts.opened?.get(p.id)
@@ -145,6 +165,15 @@ export const Pay = ({ batch, me, payouts, amounts, nameOf }: {
         ? <p role="status">{inFlight.length === 1 ? "1 payout is" : `${inFlight.length} payouts are`} on its way to the ledger: the rest can be paid once it is final.</p>
         : null}
       <div className="stack">
+        {running
+          ? (
+            // The keys derived for this run live in this tab only (useKeepTabOpen asks before it is left).
+            <Notification variant="warning" title="Paying: keep this tab open">
+              Leaving this page or reloading it stops the run, and Freighter will ask you to unlock again; payouts already
+              sent stay sent.
+            </Notification>
+          )
+          : null}
         {items.length > 0
           ? (
             <>

@@ -8,6 +8,7 @@ import { Page, Section } from "../components/Page.tsx"
 import { Empty, ErrorNote, Loading } from "../components/States.tsx"
 import { StatusBadge } from "../components/StatusBadge.tsx"
 import { Time, timeZone } from "../components/Time.tsx"
+import { TxLink } from "../components/TxLink.tsx"
 import type { Unlocked } from "../confidential/Received.ts"
 import { type Reconciled, reconcile } from "../confidential/ReceivedTotals.ts"
 import { type ReadStage, useReceived } from "../confidential/useReceived.ts"
@@ -15,7 +16,6 @@ import { WithdrawForm } from "../confidential/WithdrawForm.tsx"
 import { formatAmount } from "../lib/Amount.ts"
 import { useSession } from "../session/Session.tsx"
 
-const explorer = (hash: string) => `https://stellar.expert/explorer/testnet/tx/${hash}`
 const short = (text: string) => `${text.slice(0, 6)}…${text.slice(-6)}`
 
 const STAGE_WORDS: Readonly<Record<ReadStage, string>> = {
@@ -182,11 +182,7 @@ export const Payouts = () => {
                     <td data-label="Transaction">
                       {Option.match(p.hash, {
                         onNone: () => <span className="muted">not sent yet</span>,
-                        onSome: (hash) => (
-                          <a href={explorer(hash)} target="_blank" rel="noopener noreferrer" title={hash}>
-                            {short(hash)}<span className="visually-hidden"> (opens the testnet explorer)</span>
-                          </a>
-                        )
+                        onSome: (hash) => <TxLink hash={hash} />
                       })}
                     </td>
                     <td data-label="Created"><Time at={p.createdAt} /></td>

@@ -67,6 +67,23 @@ const Registered = ({ registration }: { readonly registration: Treasury["registr
     </p>
   )
 
+/** The wallet's public balance of the asset the token wraps, beside the confidential ones: what a deposit draws on. */
+const PublicBalance = ({ treasury }: { readonly treasury: Treasury }) => {
+  const { data, error, isPending } = treasury.publicBalance
+  const symbol = data?.symbol ?? "USDC"
+  return (
+    <div>
+      <dt>Public balance ({symbol})</dt>
+      <dd className="amount">
+        {data === undefined ? (isPending ? "Reading…" : "Unknown") : data.amount === undefined ? `No ${symbol} trustline` : `${formatAmount(data.amount)} ${symbol}`}
+      </dd>
+      <dd className="small muted">
+        {data === undefined && error !== null ? error.message : `In the wallet, outside the token: what a deposit draws on.`}
+      </dd>
+    </div>
+  )
+}
+
 const Balance = ({ treasury, kept }: { readonly treasury: Treasury; readonly kept: boolean }) => {
   const { view, busy } = treasury
   const progress = <TreasuryProgress job={treasury.job} of={["open", "rebuild", "merge"]} onCancel={treasury.cancel} />
@@ -114,6 +131,7 @@ const Balance = ({ treasury, kept }: { readonly treasury: Treasury; readonly kep
           <dd className="amount">{view.balances === undefined ? "Unknown" : `${formatAmount(receiving)} USDC`}</dd>
           <dd className="small muted">Deposits and transfers in, until merged.</dd>
         </div>
+        <PublicBalance treasury={treasury} />
       </dl>
       {view.mismatch === undefined ? null : (
         <div className="treasury__notice">
@@ -158,7 +176,10 @@ const Deposit = ({ treasury }: { readonly treasury: Treasury }) => {
     const parsed = parseAmount(text)
     if ("problem" in parsed) return setProblem(parsed.problem)
     setProblem(undefined)
-    treasury.deposit(parsed.amount)
+    // Cleared once the deposit landed, so that one more click does not deposit the same amount again.
+    void treasury.deposit(parsed.amount).then((landed) => {
+      if (landed) setText("")
+    })
   }
   return (
     <Section title="Deposit USDC" id="treasury-deposit">
@@ -169,8 +190,7 @@ const Deposit = ({ treasury }: { readonly treasury: Treasury }) => {
             deposit's amount is public on the ledger, as it leaves a public balance; what is paid from the spendable balance is not.
           </p>
           <p className="small muted">
-            This page cannot show the wallet's public USDC balance: the token does not name the asset it wraps to the console
-            (Freighter shows it). A deposit larger than that balance is refused before anything is signed.
+            A deposit draws on the wallet's public balance shown above; a larger one is refused before anything is signed.
           </p>
         </div>
         <form className="form form--inline" onSubmit={submit} noValidate>

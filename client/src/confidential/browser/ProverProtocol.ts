@@ -3,7 +3,7 @@
 // key comes back as travel as transferred ArrayBuffers. Browser-safe: types only, no node:*.
 import type { InputMap } from "@noir-lang/noir_js"
 import type { CircuitArtifact, CircuitName, Manifest } from "../proving/Artifacts.ts"
-import type { CheckedCrs } from "../proving/Crs.ts"
+import type { CrsRefused } from "../proving/Crs.ts"
 
 /** A value given in the message, or a URL (same origin) the worker fetches it from. */
 export type Source<A> = { readonly url: string } | { readonly value: A }
@@ -18,8 +18,6 @@ export interface ProverSetup {
   readonly circuits: Partial<Record<CircuitName, Source<CircuitArtifact>>>
   /** bn254_g1.dat and bn254_g2.dat: the worker fetches and checks them (fetchCrs); bb never downloads one. */
   readonly crs: { readonly g1: string; readonly g2: string }
-  /** Decides whether a test CRS may be used (never for the public networks). */
-  readonly networkPassphrase: string
   /**
    * bb's threads: by default navigator.hardwareConcurrency when the page is cross-origin isolated, else 1. Threads
    * share memory, so without isolation bb runs on one whatever this says.
@@ -39,7 +37,7 @@ export interface Ready {
   /** The threads bb runs on. */
   readonly threads: number
   readonly crossOriginIsolated: boolean
-  readonly crs: { readonly kind: CheckedCrs["kind"]; readonly points: number }
+  readonly crs: { readonly points: number }
   readonly circuits: ReadonlyArray<CircuitName>
   /** Setup's wall time in the worker (circuits, CRS fetch and check, bb's start). */
   readonly ms: number
@@ -60,7 +58,7 @@ export interface Proved {
 export type WireError =
   | { readonly _tag: "ProofFailed"; readonly circuit: string; readonly message: string }
   | { readonly _tag: "CrsMissing"; readonly message: string }
-  | { readonly _tag: "CrsRefused"; readonly reason: "Malformed" | "PairingFailed" | "TestCrsOnPublicNetwork" | "MixedFiles"; readonly message: string }
+  | { readonly _tag: "CrsRefused"; readonly reason: CrsRefused["reason"]; readonly message: string }
   | { readonly _tag: "VersionMismatch"; readonly subject: string; readonly expected: string; readonly actual: string; readonly message: string }
 
 export type ProverResponse =

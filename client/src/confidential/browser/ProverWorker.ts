@@ -88,7 +88,7 @@ const setUp = (id: number, setup: ProverSetup) =>
       circuits.set(name, yield* loadCircuit(name, artifact, manifest))
     }
     progress(id, "loading-crs")
-    const crs = yield* fetchCrs(setup.crs, setup.networkPassphrase)
+    const crs = yield* fetchCrs(setup.crs)
     progress(id, "starting-prover")
     yield* initNoir
     // What bb 0.87 will run (fetchModuleAndThreads): one thread without shared memory, at most the cores and 32.
@@ -98,7 +98,7 @@ const setUp = (id: number, setup: ProverSetup) =>
     const ready: Ready = {
       threads,
       crossOriginIsolated: worker.crossOriginIsolated,
-      crs: { kind: crs.kind, points: crs.points },
+      crs: { points: crs.points },
       circuits: [...circuits.keys()],
       ms: Math.round(performance.now() - started)
     }

@@ -1,9 +1,12 @@
 // Reads the token's state by simulation through Stellar RPC (the SDK's rpc.Server, in Node and browsers): an
 // account's `confidential_balance`, an auditor's key, a circuit's verification key.
-import { Address, Contract, rpc, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
+import { Address, type rpc, xdr } from "@stellar/stellar-sdk"
 import { ChainUnavailable } from "./ChainErrors.ts"
 import type { TokenDeployment } from "./Deployment.ts"
 import { CIRCUIT_TYPE, type CircuitName } from "./Deployment.ts"
+import { simulateRead, SimulationRefusedError } from "./Simulate.ts"
+
+export { SimulationRefusedError } from "./Simulate.ts"
 
 /** storage.rs `ConfidentialAccount`: points as x‖y (64 bytes; the identity is 64 zero bytes). */
 export interface OnChainAccount {
@@ -13,9 +16,6 @@ export interface OnChainAccount {
   readonly receivingCommitment: Uint8Array
   readonly auditorId: number
 }
-
-/** Any account will do as a simulation's source: nothing is signed or sent. */
-const SIMULATION_SOURCE = "GAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAWHF"
 
 const ACCOUNT_NOT_REGISTERED = /Error\(Contract, #3501\)/
 
@@ -28,22 +28,8 @@ export class ChainReader {
     this.deployment = deployment
   }
 
-  async #read(contract: string, fn: string, args: ReadonlyArray<xdr.ScVal>): Promise<xdr.ScVal> {
-    const tx = new TransactionBuilder(
-      { accountId: () => SIMULATION_SOURCE, sequenceNumber: () => "0", incrementSequenceNumber: () => {} },
-      { fee: "100", networkPassphrase: this.deployment.networkPassphrase }
-    ).addOperation(new Contract(contract).call(fn, ...args)).setTimeout(30).build()
-    let result: rpc.Api.SimulateTransactionResponse
-    try {
-      result = await this.server.simulateTransaction(tx)
-    } catch (cause) {
-      throw new ChainUnavailable({ message: `Stellar RPC could not simulate ${fn}`, cause })
-    }
-    if (rpc.Api.isSimulationError(result)) throw new SimulationRefusedError(fn, result.error)
-    if (!rpc.Api.isSimulationSuccess(result) || result.result === undefined) {
-      throw new ChainUnavailable({ message: `the simulation of ${fn} returned no value` })
-    }
-    return result.result.retval
+  #read(contract: string, fn: string, args: ReadonlyArray<xdr.ScVal>): Promise<xdr.ScVal> {
+    return simulateRead(this.server, this.deployment.networkPassphrase, contract, fn, args)
   }
 
   /** `confidential_balance(account)`: undefined when the account never registered (#3501). */
@@ -66,15 +52,6 @@ export class ChainReader {
   /** The verifier registry's `get_verification_key(circuit_type)`: bb's binary form or OZ's fields form. */
   async verificationKey(circuit: CircuitName): Promise<Uint8Array> {
     return bytesOf(await this.#read(this.deployment.verifierRegistry, "get_verification_key", [xdr.ScVal.scvU32(CIRCUIT_TYPE[circuit])]), undefined, "verification key")
-  }
-}
-
-/** A simulation the contract refused: its error text (with `Error(Contract, #N)`). */
-export class SimulationRefusedError extends Error {
-  readonly error: string
-  constructor(fn: string, error: string) {
-    super(`the simulation of ${fn} failed: ${error.split("\n")[0] ?? ""}`)
-    this.error = error
   }
 }
 

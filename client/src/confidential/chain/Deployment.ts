@@ -1,6 +1,6 @@
 // Where a confidential token lives: the token and the two registries it calls. At OpenZeppelin's 8af46e2c the token
-// keeps its auditor and verifier registries in instance storage without a public getter (storage.rs `get_auditor`,
-// `get_verifier` are not in the `ConfidentialToken` trait), so a deployment names them.
+// has no getter for them (storage.rs `get_auditor`, `get_verifier` are not in the `ConfidentialToken` trait), but keeps
+// them in instance storage, which any client reads: readDeployment (ReadDeployment.ts) does.
 export interface TokenDeployment {
   /** The confidential token (C...). */
   readonly contract: string
