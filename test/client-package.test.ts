@@ -9,7 +9,7 @@ import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { promisify } from "node:util"
 import { keysFromSigner } from "../client/src/confidential/crypto/KeyDerivation.ts"
-import { deploymentOf, keypairSigner, proofVerifier, TEST_CRS_DIR } from "./support/ConfidentialProving.ts"
+import { deploymentOf, keypairSigner, proofVerifier } from "./support/ConfidentialProving.ts"
 import { CONFIDENTIAL_TOKEN, TestApp, TestAppLive } from "./support/TestApp.ts"
 import { innerTransfer, walletEmployer } from "./support/Transfer.ts"
 import { tokenOf } from "./support/VersionedToken.ts"
@@ -101,8 +101,21 @@ const closureOf = (entry: string, read: (file: string) => string) => {
 }
 
 /** The circuits the package must carry: client/circuits/<version>/, the artifacts and their manifest. */
-const CIRCUIT_FILES = ["manifest", "register", "transfer", "withdraw", "set_spender", "spender_transfer", "revoke_spender"]
-  .map((name) => `circuits/8af46e2c/${name}.json`).sort()
+const TOKEN_CIRCUITS = ["register", "transfer", "withdraw", "set_spender", "spender_transfer", "revoke_spender"]
+const DISCLOSURE_CIRCUITS = [
+  "disclose_recipient", "disclose_recipient_8", "disclose_recipient_24", "disclose_sender", "disclose_sender_8", "disclose_sender_24",
+  "disclose_auditor"
+]
+/** What the package carries beside dist/: both circuit sets with their manifests and keys, and Ignition's CRS. */
+const CIRCUIT_FILES = [
+  ...[...TOKEN_CIRCUITS, "manifest"].map((name) => `circuits/8af46e2c/${name}.json`),
+  ...TOKEN_CIRCUITS.map((name) => `circuits/8af46e2c/vks/${name}.vk.json`),
+  "circuits/8af46e2c/vks/README.md",
+  ...[...DISCLOSURE_CIRCUITS, "manifest"].map((name) => `circuits/disclosure/${name}.json`),
+  ...DISCLOSURE_CIRCUITS.map((name) => `circuits/disclosure/vks/${name}.vk.json`),
+  "circuits/disclosure/README.md",
+  "crs/README.md", "crs/bn254_g1.dat", "crs/bn254_g2.dat"
+].sort()
 
 /** The package packed and installed offline in an empty project, its examples type-checked there. */
 class InstalledClient extends Context.Tag("InstalledClient")<InstalledClient, {
@@ -154,6 +167,7 @@ const Installed = Layer.scoped(
             version: manifest.version,
             resolved: `file:${filename}`,
             integrity: `sha512-${createHash("sha512").update(tarball).digest("base64")}`,
+            bin: manifest.bin,
             dependencies: manifest.dependencies,
             peerDependencies: manifest.peerDependencies
           }
@@ -202,11 +216,11 @@ const Installed = Layer.scoped(
   })
 )
 
-/** The loopback's token verifies every proof (bb.js, the test CRS), on a standalone network. */
+/** The loopback's token verifies every proof (bb.js, OZ's published keys), on a standalone network. */
 const ProvingApp = Layer.unwrapScoped(Effect.map(proofVerifier, (verifier) => TestAppLive({}, { ledgerIntervalMs: 50, verifier })))
 
 layer(Installed, { excludeTestServices: true, timeout: "240 seconds" })("the typed client as a package", (it) => {
-  it.effect("packs dist and the circuits, imports only its dependencies, installs offline in an empty project, its examples type-check", () =>
+  it.effect("packs dist, the circuits and Ignition's CRS, imports only its dependencies, installs offline in an empty project, its examples type-check", () =>
     Effect.gen(function*() {
       const { dir, files, imported, dependencies, unpackedSize } = yield* InstalledClient
       // The server's libraries and the circuit compiler stay out of a consumer's node_modules.
@@ -217,10 +231,12 @@ layer(Installed, { excludeTestServices: true, timeout: "240 seconds" })("the typ
       // The contract's libraries and the prover's, nothing of the server; node:* only in the Node entry's modules.
       const packages = [...new Set(imported.map((i) => packageOf(i.from)))].sort()
       expect(packages.filter((p) => !p.startsWith("node:"))).toEqual([
-        "@aztec/bb.js", "@effect/platform", "@effect/sql", "@noble/curves", "@noble/hashes", "@noir-lang/noir_js",
+        "@aztec/bb.js", "@effect/cli", "@effect/platform", "@effect/sql", "@hpke/chacha20poly1305", "@hpke/core", "@noble/curves", "@noble/hashes", "@noir-lang/noir_js",
         "@stellar/stellar-sdk", "@zkpassport/poseidon2", "effect"
       ])
       expect([...new Set(imported.filter((i) => i.from.startsWith("node:")).map((i) => i.file))].sort()).toEqual([
+        "dist/client/src/cli/Batches.js",
+        "dist/client/src/cli/Config.js",
         "dist/client/src/confidential/node.js",
         "dist/client/src/confidential/proving/CrsFiles.js",
         "dist/client/src/confidential/state/FileStore.js"
@@ -262,6 +278,18 @@ layer(Installed, { excludeTestServices: true, timeout: "240 seconds" })("the typ
         expect(summary.batch.completedAt).toMatch(/^\d{4}-\d\d-\d\dT/)
         expect(summary.ledger).toBeGreaterThan(0)
         expect(app.rpc.account(wallet.publicKey())!.sequence).toBe(base + 3n)
+
+        // The package's `payroll` binary, as `npx payroll` runs it there: its help, then a sign-in and a real command.
+        const env = { ...process.env, XDG_CONFIG_HOME: join(dir, "config"), PAYROLL_SERVICE_URL: app.url }
+        const npx = (args: ReadonlyArray<string>) =>
+          Effect.promise(() => exec("npx", ["--offline", "--no-install", "payroll", ...args], { cwd: dir, env }))
+        expect((yield* npx(["--help"])).stdout).toContain("batches pay")
+        const secretFile = join(dir, "employer.secret")
+        yield* Effect.promise(() => writeFile(secretFile, wallet.secret(), { mode: 0o600 }))
+        yield* npx(["login", "--secret-file", secretFile])
+        const listed = JSON.parse((yield* npx(["batches", "list", "--json"])).stdout)
+        expect(listed.items).toHaveLength(1)
+        expect(listed.items[0]).toMatchObject({ status: "completed", payoutCount: 3 })
       }), { timeout: 60_000 })
   })
 
@@ -274,7 +302,7 @@ layer(Installed, { excludeTestServices: true, timeout: "240 seconds" })("the typ
         app.rpc.setAccount({ id: key.publicKey(), balance: 100_000_000n })
         const deployment = deploymentOf(tokenOf(app), app.rpc.networkPassphrase)
         yield* Effect.promise(() => writeFile(join(dir, "prove.json"), JSON.stringify({
-          rpcUrl: app.rpc.url, deployment, crsDir: TEST_CRS_DIR, stateDir: join(dir, "wallet-state"), secret: key.secret()
+          rpcUrl: app.rpc.url, deployment, stateDir: join(dir, "wallet-state"), secret: key.secret()
         })))
         const proved = yield* run(join(ROOT, "node_modules/.bin/node"), ["prove.ts", "prove.json"], dir)
         const summary = JSON.parse(proved.stdout.trim().split("\n").at(-1)!)

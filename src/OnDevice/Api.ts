@@ -9,7 +9,8 @@ export class WithdrawalsApi extends HttpApiGroup.make("withdrawals")
       .annotate(
         OpenApi.Description,
         "Always 501: a withdrawal needs the contractor's viewing key and a proof made on their own device, so it runs " +
-          "in the payroll command-line client, never here. Needs a session."
+          "in the payroll command-line client (`payroll contractors withdraw`) or the console's Payouts page, never here. " +
+          "Needs a session."
       )
   )
   .middleware(Authentication)
@@ -24,7 +25,7 @@ export class AuditorApi extends HttpApiGroup.make("auditor")
       .annotate(
         OpenApi.Description,
         "Always 501: disclosure to an auditor runs on the employer's device with the escrow key, in the payroll " +
-          "command-line client, never here. Needs a session."
+          "command-line client (`payroll audit report`) or the console's audit page, never here. Needs a session."
       )
   )
   .middleware(Authentication)
