@@ -2,7 +2,8 @@
 // PostgreSQL cluster in DATA_DIR/pg. Per run: a fresh DATA_DIR (initdb included) until the first /health/live 200 (the
 // process answers) and the first /health 200 (its database and the Stellar RPC answer too), the memory of the whole
 // process tree (the service and every postgres process) while starting and once idle, a SIGTERM; then a second start
-// on the now existing DATA_DIR, and its SIGTERM.
+// on the now existing DATA_DIR, and its SIGTERM. It says whether the service loads its bundle or, the bundle being stale,
+// the source.
 //
 //   node bench/startup.ts                      STARTUP_RUNS=3  STARTUP_IDLE_MS=15000
 //   STARTUP_NODE_FLAGS="--max-semi-space-size=16" node bench/startup.ts     (node flags for the service)
@@ -16,6 +17,7 @@ import { createServer } from "node:net"
 import { loadavg, tmpdir } from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { freshBundle } from "../src/Server/ServerBundle.ts"
 import { LoopbackRpc } from "../test/support/LoopbackRpc.ts"
 import { ascending, envNumber, fixed, percentile, table } from "./support.ts"
 
@@ -118,6 +120,11 @@ const start = (rpc: LoopbackRpc, dataDir: string, port: number) => {
 
 interface Run {
   readonly liveMs: number
+  /**
+   * CPU time (ms) the service and its PostgreSQL processes had used by the first /health/live 200: on a shared machine
+   * the time to it stretches with the load, what the start costs much less.
+   */
+  readonly liveCpu: { service: number; postgres: number }
   readonly readyMs: number
   readonly peak: { rss: number; pss: number }
   readonly idle: { rss: number; pss: number; processes: number }
@@ -147,13 +154,17 @@ const measure = async (rpc: LoopbackRpc, dataDir: string, idle: number): Promise
     }
   })()
   let liveMs: number | undefined
+  let liveCpu = { service: 0, postgres: 0 }
   let readyMs: number | undefined
   while (readyMs === undefined) {
     if (service.child.exitCode !== null) throw new Error(`the service exited while starting:\n${service.output()}`)
     if (performance.now() - started > 60_000) throw new Error(`no /health 200 within 60 s:\n${service.output()}`)
     const path = liveMs === undefined ? "/health/live" : "/health"
     const ok = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.status === 200, () => false)
-    if (ok && liveMs === undefined) liveMs = performance.now() - started
+    if (ok && liveMs === undefined) {
+      liveMs = performance.now() - started
+      liveCpu = cpu(pid)
+    }
     else if (ok) readyMs = performance.now() - started
     else await sleep(10)
   }
@@ -171,8 +182,16 @@ const measure = async (rpc: LoopbackRpc, dataDir: string, idle: number): Promise
   service.child.kill("SIGTERM")
   const code = await service.exited
   if (code !== 0) throw new Error(`the service exited with ${code} on SIGTERM:\n${service.output()}`)
-  return { liveMs: liveMs!, readyMs, peak, idle: idleMemory, idleCpu, stopMs: performance.now() - stopping }
+  return { liveMs: liveMs!, liveCpu, readyMs, peak, idle: idleMemory, idleCpu, stopMs: performance.now() - stopping }
 }
+
+/**
+ * What main.ts loads, as it decides it: a stale bundle (any edit under src/ since the last build) has the service load
+ * ~2,000 modules from source, about a second slower and twice the memory; figures of such runs are not the bundle's.
+ */
+const stale = freshBundle(root) === undefined
+const loads = stale ? "the source (dist/server/launch.mjs is missing or older than src/: npm run build)" : "dist/server/launch.mjs"
+if (stale) console.warn(`the service will load ${loads}`)
 
 const rpc = await LoopbackRpc.start({ ledgerIntervalMs: 1_000 })
 const fresh: Array<Run> = []
@@ -198,14 +217,17 @@ const summary = (label: string, values: ReadonlyArray<number>, digits = 0) => {
   return [label, fixed(percentile(sorted, 50), digits), fixed(sorted[0]!, digits), fixed(sorted[sorted.length - 1]!, digits)]
 }
 console.log(
-  `\nnode ${[...nodeFlags, "src/Server/main.ts"].join(" ")} without DATABASE_URL (embedded PostgreSQL), ${runs} runs, ` +
-    `idle after ${idleMs} ms; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`
+  `\nnode ${[...nodeFlags, "src/Server/main.ts"].join(" ")} without DATABASE_URL (embedded PostgreSQL), loading ${loads}, ` +
+    `${runs} runs, idle after ${idleMs} ms; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`
 )
 console.log(table(["measure", "median", "min", "max"], [
   summary("fresh DATA_DIR → /health/live 200 (ms)", fresh.map((r) => r.liveMs)),
   summary("fresh DATA_DIR → /health 200 (ms)", fresh.map((r) => r.readyMs)),
   summary("existing DATA_DIR → /health/live 200 (ms)", existing.map((r) => r.liveMs)),
   summary("existing DATA_DIR → /health 200 (ms)", existing.map((r) => r.readyMs)),
+  summary("fresh DATA_DIR, service CPU to /health/live (ms)", fresh.map((r) => r.liveCpu.service)),
+  summary("existing DATA_DIR, service CPU to /health/live (ms)", existing.map((r) => r.liveCpu.service)),
+  summary("existing DATA_DIR, PostgreSQL CPU to /health/live (ms)", existing.map((r) => r.liveCpu.postgres)),
   summary("idle RSS, all processes (MiB)", fresh.map((r) => r.idle.rss)),
   summary("idle PSS, all processes (MiB)", fresh.map((r) => r.idle.pss)),
   summary("peak RSS while starting (MiB)", fresh.map((r) => r.peak.rss)),

@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Layer, Option, Ref } from "effect"
+import { Duration, Effect, Layer, Option, Ref } from "effect"
 import { existsSync } from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -75,6 +75,13 @@ const answerProver = (files: ProverFiles, request: Request, path: string) => {
   return HttpServerResponse.uint8Array(bytes, { contentType: file.contentType, headers: { ...PROVER_HEADERS, ...cache, ...headers } })
 }
 
+/**
+ * The console's files are read and gzipped this long after the route is built rather than at once: done at once, the
+ * reads and the level-9 gzip of its ~2 MB shared the CPU and libuv's pool with the start itself (its database
+ * connections' address lookups among them). A request before then reads them itself.
+ */
+const PRELOAD_AFTER = Duration.seconds(3)
+
 /** Files read once and kept; while they are missing each request tries again, so a later build is picked up. */
 const kept = <A, E>(load: Effect.Effect<A, E>) =>
   Effect.map(Ref.make(Option.none<A>()), (loaded) =>
@@ -83,8 +90,8 @@ const kept = <A, E>(load: Effect.Effect<A, E>) =>
 
 /**
  * The web console at `/app` (console/) and its browser prover at `/app/prover/` (dist/prover), unless
- * `CONSOLE=false`. The console's files are read (and gzipped) in the background as the service starts, or on the
- * first request, and kept; the prover's (about 10 MB) on the first request for one of them. While either is missing,
+ * `CONSOLE=false`. The console's files are read (and gzipped) in the background once the service has started, or on
+ * the first request, and kept; the prover's (about 10 MB) on the first request for one of them. While either is missing,
  * its paths answer 501 saying so (the start log says it for the console), and a later build is picked up without a
  * restart. Not part of the HttpApi contract, so not in the OpenAPI document: these are pages, not an API.
  */
@@ -97,7 +104,7 @@ export const ConsoleRoute = (dir: string = CONSOLE_DIR, proverDir: string = PROV
       Effect.gen(function*() {
         const consoleFiles = yield* kept(loadConsoleFiles(dir))
         const proverFiles = yield* kept(loadProverFiles(proverDir))
-        yield* Effect.forkScoped(Effect.ignore(consoleFiles))
+        yield* Effect.forkScoped(Effect.ignore(consoleFiles).pipe(Effect.delay(PRELOAD_AFTER)))
         const handler = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
           const path = pathOf(request.url)
           return PROVER.test(path)

@@ -1,10 +1,16 @@
-import { Duration, Effect, Layer, Schedule } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import { Session } from "node:inspector/promises"
 import { performance } from "node:perf_hooks"
 import * as Spans from "./Spans.ts"
 
 /** How often the event loop's recent work is looked at. */
 const CHECK_EVERY = Duration.seconds(5)
+/**
+ * Until the first release, the one after start-up, every second: a 5-second window idle enough came 10 to 15 s after
+ * the start, or later on a loaded machine, and until then the instance held start-up's garbage (idle PSS 165 to
+ * 200 MiB and more, depending on whether it had come yet).
+ */
+const FIRST_CHECK_EVERY = Duration.seconds(1)
 /** A window is idle below this share of event-loop time spent working. */
 export const IDLE_UTILIZATION = 0.05
 /** Work since the last release worth a collection: about a second of event-loop time (start-up is several). */
@@ -33,13 +39,15 @@ export const shouldRelease = (window: { readonly utilization: number }, activeSi
  * keeps the heap a burst grew into: after start-up, a burst of transfers or a batch run, an idle instance would hold
  * its garbage (hundreds of MiB after 1,000 real-size transfers) until the next burst. So, when a 5-second window of
  * the event loop was idle after at least a second of work since the last release, one compacting collection runs:
- * a pause of tens to a few hundred milliseconds, at a moment nothing is being asked of the service.
+ * a pause of tens to a few hundred milliseconds, at a moment nothing is being asked of the service. Until the first
+ * release, the one after start-up, windows are a second long (FIRST_CHECK_EVERY).
  */
 export const IdleMemoryLive = Layer.scopedDiscard(
   Effect.gen(function*() {
     let last = performance.eventLoopUtilization()
     // Start-up is work: the first idle window after it releases what loading and migrating left behind.
     let activeSinceRelease = WORTH_RELEASING_MS
+    let released = false
     const check = Effect.gen(function*() {
       const now = performance.eventLoopUtilization()
       const window = performance.eventLoopUtilization(now, last)
@@ -47,6 +55,7 @@ export const IdleMemoryLive = Layer.scopedDiscard(
       activeSinceRelease += window.active
       if (!shouldRelease(window, activeSinceRelease)) return
       activeSinceRelease = 0
+      released = true
       const before = process.memoryUsage()
       yield* releaseMemory
       const after = process.memoryUsage()
@@ -58,9 +67,10 @@ export const IdleMemoryLive = Layer.scopedDiscard(
       )
       last = performance.eventLoopUtilization()
     })
-    yield* check.pipe(
+    yield* Effect.suspend(() => Effect.sleep(released ? CHECK_EVERY : FIRST_CHECK_EVERY)).pipe(
+      Effect.zipRight(check),
       Effect.catchAllCause((cause) => Effect.logWarning("could not release idle memory", cause)),
-      Effect.schedule(Schedule.spaced(CHECK_EVERY)),
+      Effect.forever,
       Effect.forkScoped
     )
   })
