@@ -9,6 +9,7 @@ import { ExportsApi } from "./Audit/ExportsApi.ts"
 import { ContractorsApi } from "./Contractors/Api.ts"
 import { CrsApi } from "./Crs/Api.ts"
 import { StellarRpcApi } from "./StellarRpc/Api.ts"
+import { EscrowApi } from "./Escrow/Api.ts"
 import {
   HeadersTooLarge,
   InternalError,
@@ -84,6 +85,7 @@ export class Api extends HttpApi.make("payroll")
   .add(ExportsApi)
   .add(CrsApi)
   .add(StellarRpcApi)
+  .add(EscrowApi)
   // Answers any operation can give, whoever makes them: Node's HTTP parser (400, 408, 431), the body checks before
   // the router (400, 408, 413, 415), the database going away (503) and an unexpected failure (500).
   .addError(InvalidRequest)

@@ -30,7 +30,9 @@ const ISSUE_TABLE: Readonly<Record<MemberRole, Readonly<Record<Column, boolean>>
   initiator: ROW(["directoryWrite", "batchesWrite", "read", "amounts"]),
   approver: ROW(["approve", "control", "read", "amounts"]),
   payer: ROW(["pay", "control", "read", "amounts"]),
-  viewer: ROW(["read"])
+  viewer: ROW(["read"]),
+  // Issue 36: reads as a viewer does; what it adds (`audit:disclose`, the escrow key) is test/escrow-keys.test.ts's.
+  auditor: ROW(["read"])
 }
 
 /** An envelope of the agreed shape, sealed to nobody in particular: the batches it names exist nowhere (404). */
@@ -160,7 +162,7 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }))("the permission matrix", (it) =
       )
       expect(wrong.map((o) => `${o.role} ${o.operation} (${o.column}): ${o.status} ${JSON.stringify(o.body)}`)).toEqual([])
       expect(outcomes.filter((o) => !o.allowed).length).toBeGreaterThan(0)
-      console.log(`[permission matrix] ${outcomes.length} requests: 6 roles × ${cases.length / 6} operations in 8 columns, ` +
+      console.log(`[permission matrix] ${outcomes.length} requests: 7 roles × ${cases.length / 7} operations in 8 columns, ` +
         `${outcomes.filter((o) => !o.allowed).length} of them refused`)
     }), { timeout: 120_000 })
 
@@ -171,7 +173,7 @@ layer(TestAppLive({}, { ledgerIntervalMs: 20 }))("the permission matrix", (it) =
       const list = (yield* call(app, "GET", "/org/members?limit=100", { token: members.owner.token })).body.items as Array<
         { id: string; sub: string; role: MemberRole }
       >
-      expect(list.map((m) => m.role).sort()).toEqual(["admin", "approver", "initiator", "owner", "payer", "viewer"])
+      expect(list.map((m) => m.role).sort()).toEqual(["admin", "approver", "auditor", "initiator", "owner", "payer", "viewer"])
       const idOf = (role: MemberRole) => list.find((m) => m.role === role)!.id
       const owner = idOf("owner")
       const admin = members.admin.token

@@ -18,3 +18,5 @@ export {
   type SigningOptions,
   type SigningProgress
 } from "./PayrollClient.ts"
+// The organization's escrow key (issue 36 §2): derive, seal, register with the auditor registry's operator.
+export * as escrow from "./escrow/index.ts"

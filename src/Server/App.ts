@@ -95,6 +95,9 @@ import { WebhooksLive } from "../Webhooks/Live.ts"
 import { Outbox } from "../Sql/Outbox.ts"
 import { StellarRpcHttpLive } from "../StellarRpc/Http.ts"
 import { StellarRpcLive } from "../StellarRpc/Live.ts"
+import { EscrowHttpLive } from "../Escrow/Http.ts"
+import { EscrowKeys } from "../Escrow/EscrowKeys.ts"
+import { EscrowRepo } from "../Escrow/EscrowRepo.ts"
 
 const HandlersLive = Layer.mergeAll(
   HealthHttpLive,
@@ -117,7 +120,8 @@ const HandlersLive = Layer.mergeAll(
   AuditHttpLive,
   ExportsHttpLive,
   CrsHttpLive,
-  StellarRpcHttpLive
+  StellarRpcHttpLive,
+  EscrowHttpLive
 )
 
 /** What reaches outside the process: the operational keys and Stellar (RPC and friendbot). */
@@ -188,7 +192,8 @@ export const servicesOn = (external: External) => {
     SealedAmountsRepo.Default,
     SealedReceiptsRepo.Default,
     Drain.Default,
-    ServedCrs.Default
+    ServedCrs.Default,
+    EscrowRepo.Default
   )
   const Records = Layer.mergeAll(
     SubmissionRepo.Default,
@@ -204,7 +209,8 @@ export const servicesOn = (external: External) => {
     SessionVerifier.DefaultWithoutDependencies,
     Sponsor.DefaultWithoutDependencies,
     Network.DefaultWithoutDependencies,
-    ConfidentialToken.DefaultWithoutDependencies
+    ConfidentialToken.DefaultWithoutDependencies,
+    EscrowKeys.DefaultWithoutDependencies
   )
   const Hooks = SettlementHooksLive
   const Rules = Layer.mergeAll(

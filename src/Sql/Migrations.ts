@@ -28,6 +28,7 @@ import AuditCheckpointSends from "../../migrations/0024_audit_checkpoint_sends.t
 import SealingKeys from "../../migrations/0025_sealing_keys.ts"
 import SealedReceipts from "../../migrations/0026_sealed_receipts.ts"
 import SealingKeyUnique from "../../migrations/0027_sealing_key_unique.ts"
+import EscrowKeys from "../../migrations/0028_escrow_keys.ts"
 import { PgLive } from "./PgLive.ts"
 
 /** Migrations are listed here so that they ship with the code; PgMigrator records which ran. */
@@ -58,7 +59,8 @@ export const MIGRATIONS = {
   "0024_audit_checkpoint_sends": AuditCheckpointSends,
   "0025_sealing_keys": SealingKeys,
   "0026_sealed_receipts": SealedReceipts,
-  "0027_sealing_key_unique": SealingKeyUnique
+  "0027_sealing_key_unique": SealingKeyUnique,
+  "0028_escrow_keys": EscrowKeys
 } as const
 
 export const MigratorLive = PgMigrator.layer({ loader: PgMigrator.fromRecord(MIGRATIONS) }).pipe(Layer.provide(NodeContext.layer))

@@ -250,6 +250,15 @@ export const checkOwnCallPolicy = (
 ): Either.Either<OwnCall, SponsorRefused> =>
   guarded(() => policyOf(tx, policy, nowSeconds, TOKEN_CALLS.filter((kind) => offered.has(kind)).map((kind) => OWN_CALLS[kind])))
 
+/** The `auditor_id` a `register(account, auditor_id, data)` names; undefined for any other call. */
+export const registerAuditorId = (tx: Transaction): number | undefined => {
+  if (tokenCallOf(tx) !== REGISTER_FUNCTION) return undefined
+  const op = tx.operations[0] as HostOperation
+  if (op.func.type !== "hostFunctionTypeInvokeContract") return undefined
+  const arg = op.func.invokeContract.args[1]
+  return arg?.type === "scvU32" ? arg.u32 : undefined
+}
+
 /**
  * The token call the transaction's one operation makes, by its function's name alone (nothing else checked yet):
  * who may make which is decided before the sponsor's rules are.

@@ -35,7 +35,8 @@ export class OwnCaller extends Data.Class<{
   readonly as: "member" | "contractor"
   readonly offered: ReadonlySet<TokenCallKind>
   readonly permitted: ReadonlySet<TokenCallKind>
-  readonly member: { readonly orgId: OrgId; readonly actor: AuditActor } | undefined
+  /** `auditorId`: the organization's escrow key's (issue 36 §2), the only one its wallets' `register` may name. */
+  readonly member: { readonly orgId: OrgId; readonly actor: AuditActor; readonly auditorId: number | undefined } | undefined
 }> {}
 
 /** Sponsored transfers are signed by a wallet: an email (Privy) session cannot submit one. */

@@ -1,6 +1,8 @@
+import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { Forbidden } from "../Domain/Errors.ts"
 import type { Session } from "../Domain/Session.ts"
+import { orgAuditorId } from "../Escrow/OrgAuditorId.ts"
 import { ContractorRoles } from "../Orgs/ContractorRoles.ts"
 import { Organizations } from "../Orgs/Organizations.ts"
 import * as Spans from "../Observability/Spans.ts"
@@ -21,6 +23,7 @@ export class TokenCalls extends Effect.Service<TokenCalls>()("Transfers/TokenCal
     const orgs = yield* Organizations
     const contractors = yield* ContractorRoles
     const transfers = yield* Transfers
+    const sql = yield* SqlClient.SqlClient
 
     /** An organization here has the address as a contractor (added with it, or linked by accepting an invite). */
     const isContractor = (sub: string) => Effect.map(contractors.linkedTo(sub), (linked) => linked.length > 0)
@@ -29,15 +32,17 @@ export class TokenCalls extends Effect.Service<TokenCalls>()("Transfers/TokenCal
       new OwnCaller({ sub, as: "contractor", offered, permitted: tokenCallPolicy.contractorCalls, member: undefined })
 
     /**
-     * POST /token/calls: a member whose role may pay acts for their organization (all four calls); anyone else an
-     * organization here has as a contractor, for themselves (no deposit). 403 for anyone else.
+     * POST /token/calls: a member whose role may pay acts for their organization (all four calls; a `register` under
+     * the organization's escrow key's auditor id once it has one); anyone else an organization here has as a
+     * contractor, for themselves (no deposit). 403 for anyone else.
      */
     const submit = Spans.fn("TokenCalls.submit")(function*(session: Session, signedXDR: string) {
       yield* requireWallet(session)
       const actor = yield* orgs.actorOf(session).pipe(Effect.asSome, Effect.catchTag("Forbidden", () => Effect.succeedNone))
       const offered = tokenCallPolicy.memberCalls
       if (Option.isSome(actor) && actor.value.permissions.includes(tokenCallPolicy.member)) {
-        const member = { orgId: actor.value.orgId, actor: actor.value.audit }
+        const auditorId = yield* orgAuditorId(actor.value.orgId).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+        const member = { orgId: actor.value.orgId, actor: actor.value.audit, auditorId: Option.getOrUndefined(auditorId) }
         return yield* transfers.sponsorOwn(
           new OwnCaller({ sub: session.sub, as: "member", offered, permitted: tokenCallPolicy.memberCalls, member }),
           signedXDR

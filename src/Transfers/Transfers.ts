@@ -17,7 +17,7 @@ import { answerFor, Settle } from "./Settle.ts"
 import { FINAL_STATES, type Submission, SubmissionRepo } from "./SubmissionRepo.ts"
 import { type QuotaReservation, Sponsor } from "./Sponsor.ts"
 import { checkSources, type OwnCaller, type Submitter } from "./Submitter.ts"
-import { tokenCallOf } from "./SponsorPolicy.ts"
+import { registerAuditorId, tokenCallOf } from "./SponsorPolicy.ts"
 import { AuditTrail } from "../Sql/AuditTrail.ts"
 import * as Spans from "../Observability/Spans.ts"
 
@@ -227,6 +227,14 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
         }
         if (!(yield* signedForThisNetwork(tx))) {
           return yield* new InvalidRequest({ error: "the transaction carries no valid signature of its source for this network" })
+        }
+        const expected = caller.member?.auditorId
+        const named = registerAuditorId(tx)
+        if (expected !== undefined && named !== undefined && named !== expected) {
+          return yield* new SponsorRefused({
+            rule: "arguments",
+            error: `register names auditor ${named}; the organization's wallets register under its escrow key's auditor id, ${expected}`
+          })
         }
         return yield* sponsor.checkOwnCall(tx, at, caller.offered)
       }))

@@ -33,6 +33,8 @@ import {
 import { tokenEvents, type PublishedEvent } from "./LoopbackEvents.ts"
 import { unitVariant } from "./LoopbackInstance.ts"
 import { underlyingAssetFunctions } from "./LoopbackUnderlyingAsset.ts"
+import { AuditorError, LoopbackAuditorRegistry } from "./LoopbackAuditorRegistry.ts"
+import { Versioned } from "./LoopbackVersioned.ts"
 import { addPoints, auditorPublicKey, contractField, accountField, depositCommitment } from "./LoopbackGrumpkin.ts"
 import type { LoopbackProofVerifier } from "./LoopbackProofVerifier.ts"
 import { NonCanonical, registerInputs, transferInputs, withdrawInputs } from "./LoopbackPublicInputs.ts"
@@ -64,7 +66,7 @@ export const ConfidentialTokenError = {
 /** The underlying Stellar Asset Contract's `BalanceError` (soroban-env-host's SAC: #10, balance is not sufficient). */
 export const UnderlyingBalanceError = 10
 export const ComplianceError = { NotConfigured: 3600, AccountFrozen: 3601 } as const
-export const AuditorError = { AuditorNotRegistered: 3301 } as const
+export { AuditorError }
 
 /** The functions of 8af46e2c's `ConfidentialToken` trait and their arity (TOKEN_FUNCTIONS has both versions'). */
 export const CONFIDENTIAL_TOKEN_FUNCTIONS: ReadonlyMap<string, number> = TOKEN_FUNCTIONS[DEFAULT_TOKEN_VERSION]
@@ -109,24 +111,6 @@ const unrepresentable = (v: xdr.ScVal): "type" | "unsorted" | undefined => {
   }
 }
 
-/** A value written as of a ledger: what a simulation or a transaction reads as of its own ledger. */
-class Versioned<A> {
-  readonly #versions: Array<{ ledger: number; value: A }> = []
-  readonly #initial: A
-  constructor(initial: A) {
-    this.#initial = initial
-  }
-  write(value: A, ledger: number): void {
-    this.#versions.push({ ledger, value })
-  }
-  at(ledger: number): A {
-    for (let i = this.#versions.length - 1; i >= 0; i--) {
-      const version = this.#versions[i]!
-      if (version.ledger <= ledger) return version.value
-    }
-    return this.#initial
-  }
-}
 
 export interface LoopbackConfidentialTokenOptions {
   /** Which version of the token this deployment runs (default 8af46e2c). */
@@ -155,7 +139,8 @@ export class LoopbackConfidentialToken {
   readonly #accounts = new Map<string, Versioned<LoopbackConfidentialAccount | undefined>>()
   readonly #compliance = new Versioned<LoopbackComplianceConfig | undefined>(undefined)
   readonly #frozen = new Map<string, Versioned<boolean>>()
-  readonly #withoutKey = new Versioned<ReadonlySet<number>>(new Set())
+  /** The auditor registry's keys, operator and functions (LoopbackAuditorRegistry.ts). */
+  readonly auditors: LoopbackAuditorRegistry
   readonly #verifier: LoopbackProofVerifier | undefined
   readonly #underlying = new Map<string, Versioned<bigint>>()
   /** The verifier registry the token calls (`get_verifier`): `get_verification_key(circuit_type)` is served there. */
@@ -169,6 +154,7 @@ export class LoopbackConfidentialToken {
   constructor(contractId: string, latestLedger: () => number, options: LoopbackConfidentialTokenOptions = {}) {
     this.contractId = contractId
     this.auditorRegistry = StrKey.encodeContract(createHash("sha256").update(`auditor registry of ${contractId}`).digest())
+    this.auditors = new LoopbackAuditorRegistry(this.auditorRegistry, contractId, latestLedger)
     this.#latestLedger = latestLedger
     this.#version = options.version ?? DEFAULT_TOKEN_VERSION
     this.#publish = options.publish ?? (() => {})
@@ -208,9 +194,12 @@ export class LoopbackConfidentialToken {
     return this.#verifier !== undefined
   }
 
-  /** The auditor registry's key for `auditorId` (auditor/storage.rs `get_key`): a fixed point per id, x‖y. */
-  auditorKey(auditorId: number): Uint8Array {
-    return auditorPublicKey(this.contractId, auditorId)
+  /**
+   * The auditor registry's key for `auditorId` as of `asOf` (auditor/storage.rs `get_key`), x‖y: the point registered
+   * under it, else a fixed point per id (LoopbackAuditorRegistry.ts).
+   */
+  auditorKey(auditorId: number, asOf = Number.POSITIVE_INFINITY): Uint8Array {
+    return this.auditors.key(auditorId, asOf) ?? auditorPublicKey(this.contractId, auditorId)
   }
 
   /** The underlying asset's balance of `address` as of `ledger` (default: now). */
@@ -224,15 +213,13 @@ export class LoopbackConfidentialToken {
     this.#setUnderlying(address, this.underlyingBalance(address) + amount, this.#latestLedger())
   }
 
-  /** The functions of the registries the token calls: the auditor's `get_key` and the verifier's `get_verification_key`. */
+  /**
+   * The functions of the registries the token calls: the auditor's (`get_key`, and the operator's `register_key`,
+   * `rotate_key`) and the verifier's `get_verification_key`.
+   */
   registryFunctions(): ReadonlyMap<string, ReadonlyMap<string, ContractHandler>> {
     const u32 = (v: xdr.ScVal | undefined) => v?.type === "scvU32"
-    const auditor = new Map<string, ContractHandler>([["get_key", (args, ctx) => {
-      if (args.length !== 1 || !u32(args[0])) throw argumentTypeMismatch(this.auditorRegistry, ctx.fn)
-      const id = (args[0] as Extract<xdr.ScVal, { type: "scvU32" }>).u32
-      if (this.#withoutKey.at(ctx.asOf).has(id)) throw contractError(this.auditorRegistry, AuditorError.AuditorNotRegistered)
-      return xdr.ScVal.scvBytes(Buffer.from(this.auditorKey(id)))
-    }]])
+    const auditor = this.auditors.functions()
     const verifier = new Map<string, ContractHandler>([["get_verification_key", (args, ctx) => {
       if (args.length !== 1 || !u32(args[0])) throw argumentTypeMismatch(this.verifierRegistry, ctx.fn)
       const vk = this.#verifier?.vks[CIRCUIT_TYPES[(args[0] as Extract<xdr.ScVal, { type: "scvU32" }>).u32] ?? ""]
@@ -325,13 +312,11 @@ export class LoopbackConfidentialToken {
    * ledger on, so transfers from or to accounts bound to that auditor fail; `restoreAuditorKey(id)` undoes it.
    */
   removeAuditorKey(auditorId: number): void {
-    const now = this.#latestLedger()
-    this.#withoutKey.write(new Set([...this.#withoutKey.at(now), auditorId]), now)
+    this.auditors.removeKey(auditorId)
   }
 
   restoreAuditorKey(auditorId: number): void {
-    const now = this.#latestLedger()
-    this.#withoutKey.write(new Set([...this.#withoutKey.at(now)].filter((id) => id !== auditorId)), now)
+    this.auditors.restoreKey(auditorId)
   }
 
   /** Every function of this version's trait, for the loopback's contract table. */
@@ -398,7 +383,7 @@ export class LoopbackConfidentialToken {
 
   /** auditor/storage.rs `get_key(auditor_id)`, called through the registry's client. */
   #auditorKey(auditorId: number, ctx: ContractCallContext): void {
-    if (this.#withoutKey.at(ctx.asOf).has(auditorId)) {
+    if (this.auditors.key(auditorId, ctx.asOf) === undefined) {
       throw calleeContractError(this.contractId, this.auditorRegistry, "get_key", [xdr.ScVal.scvU32(auditorId)], AuditorError.AuditorNotRegistered)
     }
   }
@@ -441,7 +426,7 @@ export class LoopbackConfidentialToken {
     if (this.#verifier !== undefined) {
       this.#verify("transfer", () => transferInputs({
         spendable: sender.spendableCommitment, y: sender.spendingPublicKey, pvkB: recipient.viewingPublicKey,
-        addrF: contractField(this.contractId), kAudR: this.auditorKey(recipient.auditorId), kAudS: this.auditorKey(sender.auditorId), payload
+        addrF: contractField(this.contractId), kAudR: this.auditorKey(recipient.auditorId, ctx.asOf), kAudS: this.auditorKey(sender.auditorId, ctx.asOf), payload
       }), proof)
     }
     if (ctx.phase === "apply" && this.#verifier !== undefined) {
@@ -593,7 +578,7 @@ export class LoopbackConfidentialToken {
     this.#auditorKey(account.auditorId, ctx)
     this.#verify("withdraw", () => withdrawInputs({
       spendable: account.spendableCommitment, y: account.spendingPublicKey, addrF: contractField(this.contractId),
-      kAudS: this.auditorKey(account.auditorId), amount, payload
+      kAudS: this.auditorKey(account.auditorId, ctx.asOf), amount, payload
     }), proof)
     if (ctx.phase === "apply") {
       this.#write(from, { ...account, spendableCommitment: payload.get("c_spend_new")! }, ctx.ledger)

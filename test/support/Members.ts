@@ -40,7 +40,8 @@ export const orgWithEveryRole = (app: TestAppShape, name = "Controls Co") =>
       initiator: yield* joinAs(app, owner, "initiator"),
       approver: yield* joinAs(app, owner, "approver"),
       payer: yield* joinAs(app, owner, "payer"),
-      viewer: yield* joinAs(app, owner, "viewer")
+      viewer: yield* joinAs(app, owner, "viewer"),
+      auditor: yield* joinAs(app, owner, "auditor")
     }
     return members
   })

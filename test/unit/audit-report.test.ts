@@ -73,7 +73,7 @@ interface History {
 }
 
 /** The wallet's events from its register, the ciphertexts built as a wallet would, and what the report must find. */
-const history = (steps: ReadonlyArray<Step>): History => {
+const history = (steps: ReadonlyArray<Step>, keyAt: (ledger: number) => typeof K_AUD = () => K_AUD): History => {
   const events = [raw(1, tokenEvents.register(WALLET, 7))]
   const h: History = { events, payouts: [], receipts: [], paid: new Map(), withdrawn: 0n, deposited: 0n, received: 0n }
   let spendable: Opening = { value: 0n, blinding: 0n }
@@ -96,7 +96,7 @@ const history = (steps: ReadonlyArray<Step>): History => {
       case "transfer_in": {
         const w = transferWitness({
           keys: outsiderKeys, spendable: { value: step.amount, blinding: 1n }, recipientViewingKey: walletKeys.viewingPublicKey,
-          recipientAuditorKey: K_AUD, senderAuditorKey: OTHER_AUDITOR, amount: step.amount, ...randomness
+          recipientAuditorKey: keyAt(ledger), senderAuditorKey: OTHER_AUDITOR, amount: step.amount, ...randomness
         })
         receiving = { value: receiving.value + step.amount, blinding: addBlindings(receiving.blinding, w.transferOpening.blinding) }
         received += step.amount
@@ -109,7 +109,7 @@ const history = (steps: ReadonlyArray<Step>): History => {
         const toKeys = step.contractor === undefined ? outsiderKeys : contractorKeys[step.contractor]!
         const w = transferWitness({
           keys: walletKeys, spendable, recipientViewingKey: toKeys.viewingPublicKey, recipientAuditorKey: OTHER_AUDITOR,
-          senderAuditorKey: K_AUD, amount, ...randomness
+          senderAuditorKey: keyAt(ledger), amount, ...randomness
         })
         spendable = w.newSpendable
         const event = raw(ledger, tokenEvents.transfer(WALLET, to, w.payload))
@@ -124,7 +124,7 @@ const history = (steps: ReadonlyArray<Step>): History => {
       }
       case "withdraw": {
         const amount = (spendable.value * BigInt(step.share)) / 1000n
-        const w = withdrawWitness({ keys: walletKeys, spendable, senderAuditorKey: K_AUD, amount, ...randomness })
+        const w = withdrawWitness({ keys: walletKeys, spendable, senderAuditorKey: keyAt(ledger), amount, ...randomness })
         spendable = w.newSpendable
         withdrawn += amount
         events.push(raw(ledger, tokenEvents.withdraw(WALLET, OUTSIDER, amount, w.payload)))
@@ -235,6 +235,25 @@ describe("auditReport", () => {
     expect(wrong.checks).toMatchObject({ keyMatches: false, breaks: 0, receiptsMatch: 0 })
     expect(wrong.rows.filter((row) => !row.decrypted).map((row) => row.kind)).toEqual(["transfer_in", "transfer", "transfer", "transfer", "withdraw", "transfer"])
     expect(wrong.contractors.every((c) => c.paid.count === 0 && c.undecryptable > 0)).toBe(true)
+  })
+
+  it("reads a rotated auditor id with each key over its ledgers, the old one kept (DESIGN_cont.md §8.3)", () => {
+    const ROTATED = 0x7071a7edn
+    const rotatedAt = 7
+    const rotated = history(PAYROLL, (ledger) => (ledger < rotatedAt ? K_AUD : scalarMul(ROTATED, H)))
+    const withSpans = (auditorSecrets: ReadonlyArray<{ secret: bigint; fromLedger?: number; untilLedger?: number }>) =>
+      auditReport({ events: rotated.events, auditorSecrets, auditorKey: scalarMul(ROTATED, H), wallets: [WALLET], period: YEAR, payouts: rotated.payouts, receipts: rotated.receipts })
+    const both = withSpans([{ secret: AUDITOR, untilLedger: rotatedAt }, { secret: ROTATED, fromLedger: rotatedAt }])
+    expect(both.rows.every((row) => row.decrypted)).toBe(true)
+    expect(both.checks).toEqual({ keyMatches: true, breaks: 0, undecryptable: 0, receiptsMatch: 3, receiptsDiffer: 0 })
+    expect(both.contractors.map((c) => [c.contractorId, c.paid.total])).toEqual([...rotated.paid.entries()].sort())
+    // A rotation recorded at a later ledger than it happened: the key of the span is tried first, the other next.
+    const late = withSpans([{ secret: AUDITOR, untilLedger: 11 }, { secret: ROTATED, fromLedger: 11 }])
+    expect(late.rows.every((row) => row.decrypted)).toBe(true)
+    const onlyNew = report(rotated, { auditorSecret: ROTATED })
+    expect(onlyNew.rows.filter((row) => !row.decrypted).every((row) => row.ledger < rotatedAt)).toBe(true)
+    expect(onlyNew.checks.undecryptable).toBeGreaterThan(0)
+    expect(() => withSpans([])).toThrow(/no auditor secret/)
   })
 
   it("names the receipt that differs from the decrypted amount, and the one of another transfer", () => {

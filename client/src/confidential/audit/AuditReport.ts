@@ -25,12 +25,27 @@ export interface AuditPayout {
   readonly transactionHash: string
 }
 
+/**
+ * One escrow key of a rotated auditor id and the ledgers it was the registry's key for ([fromLedger, untilLedger),
+ * either end open): DESIGN_cont.md §8.3's off-chain obligation, the old secret kept for the events before.
+ */
+export interface AuditorSecretSpan {
+  readonly secret: bigint
+  readonly fromLedger?: number
+  readonly untilLedger?: number
+}
+
 export interface AuditInput {
   /** The token's events, any order, duplicates allowed: at least those of the wallets up to `period.to`. */
   readonly events: ReadonlyArray<RawTokenEvent>
-  /** k, with K_aud = k·H the key registered under the wallets' auditor id. */
-  readonly auditorSecret: bigint
-  /** K_aud as the auditor registry holds it: k is checked against it when given. */
+  /** k, with K_aud = k·H the key registered under the wallets' auditor id; or `auditorSecrets`, for a rotated one. */
+  readonly auditorSecret?: bigint
+  /**
+   * Every key the auditor id had: an event is opened with the key of its ledger first, then with the others (a
+   * rotation's ledger may be recorded late, and a wrong key opens nothing: SenderAuditor.ts).
+   */
+  readonly auditorSecrets?: ReadonlyArray<AuditorSecretSpan>
+  /** K_aud as the auditor registry holds it now: the current (last) k is checked against it when given. */
   readonly auditorKey?: GrumpkinPoint
   /** The organization's paying wallets (G… addresses). */
   readonly wallets: ReadonlyArray<string>
@@ -67,11 +82,24 @@ const decodeAll = (raw: ReadonlyArray<RawTokenEvent>) => {
   return { events: orderEvents(events), unreadable }
 }
 
-export const auditReport = (input: AuditInput): AuditReport => {
+const spansOf = (input: AuditInput): ReadonlyArray<AuditorSecretSpan> => {
+  const spans = input.auditorSecrets ?? (input.auditorSecret === undefined ? [] : [{ secret: input.auditorSecret }])
+  if (spans.length === 0) throw new KeyDerivationFailed({ reason: "SecretOutOfRange", message: "no auditor secret was given" })
   // A zero k would make every channel "not open" rather than say what is wrong.
-  if (input.auditorSecret <= 0n || input.auditorSecret >= R) {
+  if (spans.some(({ secret }) => secret <= 0n || secret >= R)) {
     throw new KeyDerivationFailed({ reason: "SecretOutOfRange", message: "the auditor secret is not in [1, r)" })
   }
+  return spans
+}
+
+/** The secrets to try for an event of `ledger`: the one current then first. */
+const secretsFor = (spans: ReadonlyArray<AuditorSecretSpan>, ledger: number): ReadonlyArray<bigint> => {
+  const current = (s: AuditorSecretSpan) => (s.fromLedger ?? 0) <= ledger && ledger < (s.untilLedger ?? Number.POSITIVE_INFINITY)
+  return [...spans.filter(current), ...spans.filter((s) => !current(s))].map((s) => s.secret)
+}
+
+export const auditReport = (input: AuditInput): AuditReport => {
+  const spans = spansOf(input)
   const from = input.period.from.getTime()
   const to = input.period.to.getTime()
   const wallets = new Set(input.wallets)
@@ -92,12 +120,24 @@ export const auditReport = (input: AuditInput): AuditReport => {
     const push = (row: AuditRow) => {
       if (inPeriod) rows.push(row)
     }
-    let secret: bigint | undefined
-    const shared = (e: ProvenEvent) => (secret ??= auditorSharedSecret(input.auditorSecret, e.rE))
-    const sender = (e: ProvenEvent): SenderAuditorOpening | undefined => attempt(() => openSenderChannel(shared(e), e))
+    const secrets = secretsFor(spans, event.ledger)
+    const shared = new Map<bigint, bigint>()
+    const sharedWith = (k: bigint, e: ProvenEvent) => {
+      let s = shared.get(k)
+      if (s === undefined) shared.set(k, s = auditorSharedSecret(k, e.rE))
+      return s
+    }
+    const firstOpening = <A>(open: (s: bigint) => A): A | undefined => {
+      for (const k of secrets) {
+        const opened = attempt(() => open(k))
+        if (opened !== undefined) return opened
+      }
+      return undefined
+    }
+    const sender = (e: ProvenEvent): SenderAuditorOpening | undefined => firstOpening((k) => openSenderChannel(sharedWith(k, e), e))
     const incoming = (e: Extract<AuditEvent, { type: "transfer" | "spender_transfer" }>) => {
       if (!wallets.has(e.to)) return
-      const amount = attempt(() => openRecipientChannel(shared(e), e))
+      const amount = firstOpening((k) => openRecipientChannel(sharedWith(k, e), e))
       balancesOf(e.to).credit(amount)
       const counterparty = e.type === "transfer" ? e.from : e.spender
       push({
@@ -203,7 +243,7 @@ export const auditReport = (input: AuditInput): AuditReport => {
     contractors: contractorTotals(rows),
     months: monthTotals(rows),
     checks: {
-      ...(input.auditorKey === undefined ? {} : { keyMatches: scalarMul(input.auditorSecret, H).equals(input.auditorKey) }),
+      ...(input.auditorKey === undefined ? {} : { keyMatches: scalarMul(spans[spans.length - 1]!.secret, H).equals(input.auditorKey) }),
       breaks: summaries.reduce((n, s) => n + s.breaks, 0),
       undecryptable: summaries.reduce((n, s) => n + s.undecryptable, 0),
       receiptsMatch: receipts.filter((s) => s === "matches").length,
