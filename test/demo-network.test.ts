@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Keypair, StrKey } from "@stellar/stellar-sdk"
 import { Effect } from "effect"
-import { spawn } from "node:child_process"
 import { proofVerifier } from "./support/ConfidentialProving.ts"
 import { LoopbackRpc } from "./support/LoopbackRpc.ts"
+import { runDemo } from "./support/RunDemo.ts"
 
 // `npm run demo` on a network (scripts/DemoNetwork.ts, scripts/DemoDeployment.ts) given only the token: the registries
 // come from the token's instance storage, and every `register` names CONFIDENTIAL_AUDITOR_ID (default 0), checked with
@@ -14,24 +14,7 @@ import { LoopbackRpc } from "./support/LoopbackRpc.ts"
 const TOKEN = StrKey.encodeContract(Buffer.alloc(32, 0x7b))
 const UNIT = 10_000_000n
 const PASSPHRASE = "Standalone Network ; February 2017"
-const NETWORK_VARIABLES = [
-  "DEMO_FUNDER_SECRET", "STELLAR_RPC_URL", "NETWORK_PASSPHRASE", "CONFIDENTIAL_TOKEN_CONTRACT", "CONFIDENTIAL_AUDITOR_CONTRACT",
-  "CONFIDENTIAL_VERIFIER_CONTRACT", "CONFIDENTIAL_AUDITOR_ID", "CRS_DIR", "EVENTS_START_LEDGER", "FRIENDBOT_URL", "DATABASE_URL"
-]
 
-/** Runs `node scripts/demo.ts` with `env` (and none of the network variables of this process) to its end. */
-const runDemo = (env: Record<string, string>) =>
-  Effect.promise(() =>
-    new Promise<{ code: number | null; output: string }>((resolve) => {
-      const inherited = { ...process.env }
-      for (const name of NETWORK_VARIABLES) delete inherited[name]
-      const demo = spawn(process.execPath, ["scripts/demo.ts"], { env: { ...inherited, ...env }, stdio: ["ignore", "pipe", "pipe"] })
-      let output = ""
-      demo.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
-      demo.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
-      demo.once("exit", (code) => resolve({ code, output }))
-    })
-  )
 
 /** A loopback network whose token's auditor registry holds a key at id 1 and none at 0, and a funder with XLM and USDC. */
 const network = (verifying: boolean) =>

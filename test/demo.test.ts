@@ -11,6 +11,7 @@ import { Keypair, Networks, StrKey, TransactionBuilder } from "@stellar/stellar-
 import { STANDALONE_PASSPHRASE } from "../client/src/confidential/proving/CrsFiles.ts"
 import { CRS_DIR, proofVerifier } from "./support/ConfidentialProving.ts"
 import { LoopbackRpc } from "./support/LoopbackRpc.ts"
+import { runDemo } from "./support/RunDemo.ts"
 
 // Both ways of running `npm run demo` in one file, so that their two demos (each proving a dozen times) never run
 // at once on a shared machine.
@@ -52,29 +53,12 @@ describe("npm run demo", () => {
 
 const TOKEN = StrKey.encodeContract(Buffer.alloc(32, 0x7a))
 const UNIT = 10_000_000n // XLM and USDC both have 7 decimals
-const NETWORK_VARIABLES = [
-  "DEMO_FUNDER_SECRET", "STELLAR_RPC_URL", "NETWORK_PASSPHRASE", "CONFIDENTIAL_TOKEN_CONTRACT", "CONFIDENTIAL_AUDITOR_CONTRACT",
-  "CONFIDENTIAL_VERIFIER_CONTRACT", "CRS_DIR", "EVENTS_START_LEDGER", "FRIENDBOT_URL", "DATABASE_URL"
-]
 
 const units = (text: string) => {
   const [whole = "0", fraction = ""] = text.split(".")
   return BigInt(whole) * UNIT + BigInt(fraction.padEnd(7, "0"))
 }
 
-/** Runs `node scripts/demo.ts` with `env` (and none of the network variables of this process) to its end. */
-const runDemo = (env: Record<string, string>) =>
-  Effect.promise(() =>
-    new Promise<{ code: number | null; output: string }>((resolve) => {
-      const inherited = { ...process.env }
-      for (const name of NETWORK_VARIABLES) delete inherited[name]
-      const demo = spawn(process.execPath, ["scripts/demo.ts"], { env: { ...inherited, ...env }, stdio: ["ignore", "pipe", "pipe"] })
-      let output = ""
-      demo.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
-      demo.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
-      demo.once("exit", (code) => resolve({ code, output }))
-    })
-  )
 
 describe("npm run demo on a network it did not start (DEMO_FUNDER_SECRET)", () => {
   it.scopedLive("pays five contractors with real proofs on that network: the funder creates the accounts and funds the employer", () =>

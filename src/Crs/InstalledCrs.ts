@@ -4,7 +4,7 @@ import { ConfigError, Either } from "effect"
 import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 import * as Path from "node:path"
-import { checkCrs, CRS_DIR_VARIABLE, type CrsBytes, G1_FILE, G2_FILE } from "../Domain/Crs.ts"
+import { checkCrs, CRS_DIR_VARIABLE, type CrsBytes, G1_FILE, G2_FILE, IGNITION_G1_SHA256 } from "../Domain/Crs.ts"
 
 /** One file as served: its checked bytes and their strong ETag. */
 export interface CrsFile {
@@ -19,7 +19,7 @@ export interface InstalledCrs {
   readonly g2: CrsFile
 }
 
-const crsFile = (bytes: Uint8Array): CrsFile => ({ bytes, etag: `"${createHash("sha256").update(bytes).digest("hex")}"` })
+const sha256Hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex")
 
 const refusal = (dir: string, reason: string) => ConfigError.InvalidData([CRS_DIR_VARIABLE], `${CRS_DIR_VARIABLE} (${dir}): ${reason}`)
 const refused = (dir: string, reason: string) => Either.left(refusal(dir, reason))
@@ -43,9 +43,10 @@ let lastChecked: { readonly dir: string; readonly crs: InstalledCrs } | undefine
 export const installedCrs = (dir: string): Either.Either<InstalledCrs, ConfigError.ConfigError> => {
   if (lastChecked?.dir === dir) return Either.right(lastChecked.crs)
   return Either.all({ g1: read(dir, G1_FILE), g2: read(dir, G2_FILE) }).pipe(
-    Either.flatMap((crs: CrsBytes) => Either.mapLeft(checkCrs(crs), ({ message }) => refusal(dir, message))),
+    Either.flatMap((crs: CrsBytes) => Either.mapLeft(checkCrs(crs, sha256Hex), ({ message }) => refusal(dir, message))),
     Either.map(({ g1, g2, points }) => {
-      const installed: InstalledCrs = { points, g1: crsFile(g1), g2: crsFile(g2) }
+      // The check hashed the G1 prefix: once checked, its digest is the pin.
+      const installed: InstalledCrs = { points, g1: { bytes: g1, etag: `"${IGNITION_G1_SHA256}"` }, g2: { bytes: g2, etag: `"${sha256Hex(g2)}"` } }
       lastChecked = { dir, crs: installed }
       return installed
     })

@@ -45,17 +45,22 @@ const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.e
 
 const refused = (reason: CrsRefused["reason"], message: string) => Either.left(new CrsRefused({ reason, message }))
 
+/** SHA-256 as lowercase hex: noble's in a browser, node:crypto's where there is one (several times faster). */
+export type Sha256Hex = (bytes: Uint8Array) => string
+
+const nobleSha256: Sha256Hex = (bytes) => bytesToHex(sha256(bytes))
+
 /**
  * Aztec Ignition's prefix, recognised by its pins; a longer G1 file is cut to the prefix. Anything else is refused,
  * naming the file that differs.
  */
-export const checkCrs = (crs: CrsBytes): Either.Either<CheckedCrs, CrsRefused> => {
+export const checkCrs = (crs: CrsBytes, sha256Hex: Sha256Hex = nobleSha256): Either.Either<CheckedCrs, CrsRefused> => {
   if (crs.g1.length % 64 !== 0 || crs.g2.length !== 128) {
     return refused("Malformed", `the CRS files are not in bb's layout (${crs.g1.length} G1 bytes, ${crs.g2.length} G2 bytes)`)
   }
   const ignitionBytes = IGNITION_POINTS * 64
   const g1 = crs.g1.subarray(0, ignitionBytes)
-  const g1Differs = crs.g1.length < ignitionBytes || bytesToHex(sha256(g1)) !== IGNITION_G1_SHA256
+  const g1Differs = crs.g1.length < ignitionBytes || sha256Hex(g1) !== IGNITION_G1_SHA256
   const g2Differs = !sameBytes(crs.g2, IGNITION_G2)
   if (g1Differs || g2Differs) {
     const files = [g1Differs ? `${G1_FILE} (its first ${IGNITION_POINTS} points, sha256 ${IGNITION_G1_SHA256})` : undefined, g2Differs ? G2_FILE : undefined]

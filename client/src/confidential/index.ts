@@ -145,3 +145,5 @@ export { discloseRecipientWitness } from "./disclosure/Recipient.ts"
 export { type DisclosureRequest, openSeal, seal, type Sealed } from "./disclosure/Seal.ts"
 export { discloseSenderWitness } from "./disclosure/Sender.ts"
 export { deriveEphemeralScalar, EPHEMERAL_KEY } from "./crypto/EphemeralScalar.ts"
+// One payout's verdict against the chain (reconciliation, in the console and the CLI).
+export { payoutVerdict, type Verdict, type VerdictInput } from "./state/ReconcileVerdict.ts"

@@ -7,18 +7,15 @@ import { Effect } from "effect"
 import type { SealedReceipt } from "../../../src/Domain/SealedReceipts.ts"
 import { BatchId } from "../../../src/Domain/Ids.ts"
 import { makeClient } from "../Client.ts"
-import { checkReceipt } from "../confidential/crypto/Receipt.ts"
 import { fetchAccountEvents } from "../confidential/state/ArchiveEvents.ts"
+import { payoutVerdict, type Verdict } from "../confidential/state/ReconcileVerdict.ts"
 import type { ReplayEvent } from "../confidential/state/Replay.ts"
 import { amountToDecimal } from "../sealing/Plaintext.ts"
 import { openReceipt } from "../sealing/SealedReceipt.ts"
 import type { SealingMember } from "./SealingMember.ts"
 import type { ServiceChain } from "./ServiceChain.ts"
 
-export type Verdict =
-  | { readonly kind: "paid-as-approved" }
-  | { readonly kind: "mismatch"; readonly why: string }
-  | { readonly kind: "unchecked"; readonly why: string }
+export type { Verdict }
 
 export interface ReconcileItem {
   readonly payoutId: string
@@ -27,9 +24,6 @@ export interface ReconcileItem {
   /** The approved amount, from the batch's sealed amounts. */
   readonly approved: bigint | undefined
 }
-
-const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
-const sigmaHex = (sigma: bigint) => sigma.toString(16).padStart(64, "0")
 
 /** Each item's verdict, by payout id. Provide an `HttpClient`. */
 export const reconcileBatch = (baseUrl: string, token: string, chain: ServiceChain, reader: SealingMember, batchId: string, items: ReadonlyArray<ReconcileItem>) =>
@@ -61,21 +55,9 @@ export const reconcileBatch = (baseUrl: string, token: string, chain: ServiceCha
       const receipt = opened.right
       if (!eventsOf.has(item.to)) eventsOf.set(item.to, (yield* fetchAccountEvents(baseUrl, chain.deployment.contract, item.to, undefined)).events)
       const account = yield* Effect.tryPromise({ try: () => chain.reader.account(item.to), catch: (e) => e })
-      const transfer = eventsOf.get(item.to)!.find((e) =>
-        (e.type === "transfer" || e.type === "spender_transfer") && e.to === item.to && hex(e.sigma) === sigmaHex(receipt.sigma))
-      if (account === undefined || transfer === undefined || (transfer.type !== "transfer" && transfer.type !== "spender_transfer")) {
-        verdicts.set(item.payoutId, { kind: "unchecked", why: "its transfer is not in the archive yet" })
-        continue
-      }
-      const check = checkReceipt(receipt, account.viewingPublicKey, transfer)
-      if (check !== "match") {
-        verdicts.set(item.payoutId, { kind: "mismatch", why: `the transfer on chain does not match its receipt (${check})` })
-      } else if (item.approved === undefined || receipt.amount !== item.approved) {
-        const approved = item.approved === undefined ? "no amount" : `${amountToDecimal(item.approved)} USDC`
-        verdicts.set(item.payoutId, { kind: "mismatch", why: `${amountToDecimal(receipt.amount)} USDC paid, ${approved} approved` })
-      } else {
-        verdicts.set(item.payoutId, { kind: "paid-as-approved" })
-      }
+      verdicts.set(item.payoutId, payoutVerdict({
+        receipt, to: item.to, viewingPublicKey: account?.viewingPublicKey, events: eventsOf.get(item.to)!, approved: item.approved, format: amountToDecimal
+      }))
     }
     return verdicts
   }).pipe(Effect.withSpan("Payroll.reconcileBatch"))

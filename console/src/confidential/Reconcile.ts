@@ -5,7 +5,7 @@
 // holds exactly the receipt's ciphertext and the receipt's amount is the approved one. No key of the payer's and
 // nothing of the contractor's is needed; the service sees none of it.
 import { FetchHttpClient } from "@effect/platform"
-import { checkReceipt, fetchAccountEvents, type ReplayEvent } from "@confidential-payroll/client/confidential"
+import { fetchAccountEvents, payoutVerdict, type ReplayEvent, type Verdict } from "@confidential-payroll/client/confidential"
 import { BatchId, type SealedReceipt } from "@confidential-payroll/client/contract"
 import { openReceipt } from "@confidential-payroll/client/sealing"
 import { Effect } from "effect"
@@ -14,10 +14,7 @@ import { formatAmount } from "../lib/Amount.ts"
 import type { Unlocked } from "../sealing/Sealing.tsx"
 import { chainOf, settle } from "./BrowserWallet.ts"
 
-export type Verdict =
-  | { readonly kind: "paid-as-approved" }
-  | { readonly kind: "mismatch"; readonly why: string }
-  | { readonly kind: "unchecked"; readonly why: string }
+export type { Verdict }
 
 export interface ReconcileItem {
   readonly payoutId: string
@@ -26,9 +23,6 @@ export interface ReconcileItem {
   /** The approved amount, from the batch's sealed amounts. */
   readonly approved: bigint | undefined
 }
-
-const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
-const sigmaHex = (sigma: bigint) => sigma.toString(16).padStart(64, "0")
 
 /** Every sealed receipt of the batch, page by page. */
 const receiptsOf = async (session: string, batchId: string): Promise<Array<SealedReceipt>> => {
@@ -80,21 +74,9 @@ export const reconcile = async (
       continue
     }
     const account = await chain.account(item.to)
-    const transfer = (await events(item.to)).find((e) =>
-      (e.type === "transfer" || e.type === "spender_transfer") && e.to === item.to && hex(e.sigma) === sigmaHex(receipt.sigma))
-    if (account === undefined || transfer === undefined || (transfer.type !== "transfer" && transfer.type !== "spender_transfer")) {
-      verdicts.set(item.payoutId, { kind: "unchecked", why: "its transfer is not in the archive yet" })
-      continue
-    }
-    const check = checkReceipt(receipt, account.viewingPublicKey, transfer)
-    if (check !== "match") {
-      verdicts.set(item.payoutId, { kind: "mismatch", why: `the transfer on chain does not match its receipt (${check})` })
-    } else if (item.approved === undefined || receipt.amount !== item.approved) {
-      const approved = item.approved === undefined ? "no amount" : `${formatAmount(item.approved)} USDC`
-      verdicts.set(item.payoutId, { kind: "mismatch", why: `${formatAmount(receipt.amount)} USDC paid, ${approved} approved` })
-    } else {
-      verdicts.set(item.payoutId, { kind: "paid-as-approved" })
-    }
+    verdicts.set(item.payoutId, payoutVerdict({
+      receipt, to: item.to, viewingPublicKey: account?.viewingPublicKey, events: await events(item.to), approved: item.approved, format: formatAmount
+    }))
   }
   return verdicts
 }
