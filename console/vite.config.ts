@@ -88,7 +88,8 @@ export default defineConfig({
     alias: {
       "@confidential-payroll/client/contract": here("../client/src/Contract.ts"),
       "@confidential-payroll/client/sealing": here("../client/src/sealing/index.ts"),
-      "@confidential-payroll/client/confidential": here("../client/src/confidential/index.ts")
+      "@confidential-payroll/client/confidential": here("../client/src/confidential/index.ts"),
+      "@confidential-payroll/client/escrow": here("../client/src/escrow/index.ts")
     }
   },
   build: {

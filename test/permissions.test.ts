@@ -10,10 +10,10 @@ import { TestApp, TestAppLive } from "./support/TestApp.ts"
 /**
  * Issue 22's permission table, copied from the issue (not from the service's own table, which it checks): which
  * column of it each role may do. `read` is the directory, batches, the audit trail, exports and statistics. Issue 31
- * adds `amounts` (`amounts:read`: every role but viewer): sealing keys, sealed amounts, and the members list whose
- * keys the amounts are sealed to.
+ * adds `amounts` (`amounts:read`: every role but viewer): sealed amounts; `keys` is publishing a sealing key and
+ * listing the members whose keys things are sealed to, for whoever reads amounts or (issue 36) the escrow key.
  */
-type Column = "directoryWrite" | "batchesWrite" | "approve" | "pay" | "control" | "manage" | "read" | "amounts"
+type Column = "directoryWrite" | "batchesWrite" | "approve" | "pay" | "control" | "manage" | "read" | "amounts" | "keys"
 const ROW = (granted: ReadonlyArray<Column>): Readonly<Record<Column, boolean>> => ({
   directoryWrite: granted.includes("directoryWrite"),
   batchesWrite: granted.includes("batchesWrite"),
@@ -22,17 +22,19 @@ const ROW = (granted: ReadonlyArray<Column>): Readonly<Record<Column, boolean>> 
   control: granted.includes("control"),
   manage: granted.includes("manage"),
   read: granted.includes("read"),
-  amounts: granted.includes("amounts")
+  amounts: granted.includes("amounts"),
+  keys: granted.includes("keys")
 })
 const ISSUE_TABLE: Readonly<Record<MemberRole, Readonly<Record<Column, boolean>>>> = {
-  owner: ROW(["directoryWrite", "batchesWrite", "approve", "pay", "control", "manage", "read", "amounts"]),
-  admin: ROW(["directoryWrite", "batchesWrite", "approve", "control", "manage", "read", "amounts"]),
-  initiator: ROW(["directoryWrite", "batchesWrite", "read", "amounts"]),
-  approver: ROW(["approve", "control", "read", "amounts"]),
-  payer: ROW(["pay", "control", "read", "amounts"]),
+  owner: ROW(["directoryWrite", "batchesWrite", "approve", "pay", "control", "manage", "read", "amounts", "keys"]),
+  admin: ROW(["directoryWrite", "batchesWrite", "approve", "control", "manage", "read", "amounts", "keys"]),
+  initiator: ROW(["directoryWrite", "batchesWrite", "read", "amounts", "keys"]),
+  approver: ROW(["approve", "control", "read", "amounts", "keys"]),
+  payer: ROW(["pay", "control", "read", "amounts", "keys"]),
   viewer: ROW(["read"]),
-  // Issue 36: reads as a viewer does; what it adds (`audit:disclose`, the escrow key) is test/escrow-keys.test.ts's.
-  auditor: ROW(["read"])
+  // Issue 36: reads as a viewer does, and publishes a sealing key and lists the members, as the escrow key's secret is
+  // sealed to it (`audit:disclose`); the escrow routes themselves are test/escrow-routes.test.ts's.
+  auditor: ROW(["read", "keys"])
 }
 
 /** An envelope of the agreed shape, sealed to nobody in particular: the batches it names exist nowhere (404). */
@@ -121,11 +123,14 @@ const OPERATIONS: Readonly<Record<Column, ReadonlyArray<Operation>>> = {
     { succeeds: true, method: "GET", path: () => "/statistics" }
   ],
   amounts: [
-    // Listing the members was `manage`'s alone; whoever seals amounts needs the readers' keys (issue 31).
-    { succeeds: true, method: "GET", path: () => "/org/members" },
-    { succeeds: true, method: "PUT", path: () => "/me/sealing-key", json: () => ({ sealingKey: randomBytes(32).toString("base64url") }) },
     { method: "GET", path: () => `/batches/${id()}/sealed-amounts` },
     { method: "PUT", path: () => `/batches/${id()}/sealed-amounts`, json: envelope }
+  ],
+  keys: [
+    // Listing the members was `manage`'s alone; whoever seals amounts (issue 31) or the escrow key's secret (issue 36)
+    // needs the readers' keys, and every reader publishes one.
+    { succeeds: true, method: "GET", path: () => "/org/members" },
+    { succeeds: true, method: "PUT", path: () => "/me/sealing-key", json: () => ({ sealingKey: randomBytes(32).toString("base64url") }) }
   ]
 }
 

@@ -16,6 +16,8 @@ import { Onboarding } from "./pages/Onboarding.tsx"
 import { Payouts } from "./pages/Payouts.tsx"
 import { Settings } from "./pages/Settings.tsx"
 import { Treasury } from "./pages/Treasury.tsx"
+import { AuditorReport } from "./pages/AuditorReport.tsx"
+import { EscrowKey } from "./pages/EscrowKey.tsx"
 import { WebhookDetail } from "./pages/WebhookDetail.tsx"
 import { Webhooks } from "./pages/Webhooks.tsx"
 import { Link, match } from "./router/Router.tsx"
@@ -35,6 +37,8 @@ const PAGES: ReadonlyArray<NavItem & { readonly needs?: Permission; readonly con
   { to: "/treasury", label: "Treasury", needs: "transfers:submit" },
   { to: "/audit", label: "Audit", needs: "audit:read" },
   { to: "/exports", label: "Exports", needs: "audit:read" },
+  { to: "/escrow-key", label: "Escrow key", needs: "audit:read" },
+  { to: "/auditor-report", label: "Auditor's report", needs: "audit:disclose" },
   { to: "/members", label: "Members", needs: "org:manage" },
   { to: "/api-keys", label: "API keys", needs: "org:manage" },
   { to: "/webhooks", label: "Webhooks", needs: "org:manage" },
@@ -63,6 +67,8 @@ const employerPage = (me: Me, path: string) => {
     case "/treasury": return <Treasury me={me} />
     case "/audit": return <Audit me={me} />
     case "/exports": return <Exports me={me} />
+    case "/escrow-key": return <EscrowKey me={me} />
+    case "/auditor-report": return <AuditorReport me={me} />
     case "/members": return <Members me={me} />
     case "/api-keys": return <ApiKeys me={me} />
     case "/webhooks": return <Webhooks me={me} />

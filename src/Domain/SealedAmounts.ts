@@ -120,7 +120,7 @@ const SealedEnvelopeFields = {
   })
 }
 
-const exampleEnvelope: Schema.Struct.Type<typeof SealedEnvelopeFields> = {
+export const exampleEnvelope: Schema.Struct.Type<typeof SealedEnvelopeFields> = {
   version: ENVELOPE_VERSION,
   suite: SEALING_SUITE,
   nonce: "AAECAwQFBgcICQoL",

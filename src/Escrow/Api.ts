@@ -1,9 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Auth/Security.ts"
-import { Conflict, Forbidden, NotFound } from "../Domain/Errors.ts"
+import { Conflict, Forbidden, NotFound, NotImplemented, UpstreamUnavailable } from "../Domain/Errors.ts"
+import { SponsorRefused, TransferRejected, TransferResult, TransferTimeout } from "../Domain/Transfer.ts"
 import { RecipientRefused, SealedEnvelope } from "../Domain/SealedAmounts.ts"
-import { CreateEscrowKey, EscrowKey, EscrowKeyId, EscrowKeyList, RotateEscrowKey } from "./EscrowKey.ts"
+import { CreateEscrowKey, EscrowKey, EscrowKeyId, EscrowKeyList, RegistryCallRequest, RotateEscrowKey } from "./EscrowKey.ts"
 import { EscrowPointInvalid } from "./EscrowPoint.ts"
 
 const id = HttpApiSchema.param("id", Schema.propertySignature(EscrowKeyId).annotations({ description: "The escrow key's id" }))
@@ -87,6 +88,39 @@ export class EscrowApi extends HttpApiGroup.make("escrow")
           `${SEALED} Needs \`org:manage\`: 403 otherwise. 404 when the organization has no such key; 409 when it was ` +
           "replaced already, the ledger is not after the one it took over at, or the point is another key's; " +
           `${POINT}; ${RECIPIENTS}.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("registryCall", "/escrow/registry-calls")
+      .setPayload(RegistryCallRequest)
+      .addSuccess(TransferResult)
+      .addError(Forbidden)
+      .addError(SponsorRefused)
+      .addError(TransferRejected)
+      .addError(NotImplemented)
+      .addError(UpstreamUnavailable)
+      .addError(TransferTimeout)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Submit the registry operator's signed call for the escrow key (sponsored)")
+      .annotate(
+        OpenApi.Description,
+        "Sponsors the auditor registry operator's `register_key(auditor_id, point, operator)` or `rotate_key(" +
+          "auditor_id, new_point, operator)` of the organization's current escrow key, signed by the operator's " +
+          "wallet, which is the signed-in one (the console and the CLI prepare it through POST /stellar-rpc; an " +
+          "operator who is not a member signs the same XDR with their own tools and submits it themselves). The " +
+          "service pays its fee with a fee-bump and answers once it is on the ledger, as POST /token/calls does, " +
+          "with an audit row `escrow.register_key` or `escrow.rotate_key` naming the transaction. Needs a wallet " +
+          "(SEP-10) session of a member with `org:manage` (owner, admin): 501 for an email session, 403 otherwise or " +
+          "when the transaction's source is not the signed-in wallet; 400 for an envelope that is not one signed v1 " +
+          "transaction with one operation; 422 `SponsorRefused` under POST /token/calls' rules (`function`: not " +
+          "`register_key` or `rotate_key`; `contract`: not the token's auditor registry; `arguments`: an `operator` " +
+          "other than the source; an auditor id other than the organization's escrow key's; a `register_key` of " +
+          "another point than the current key's; no escrow key; `auth`, `fee`, `timebounds`, `quota`). A `rotate_key`'s " +
+          "new point is then recorded with POST /org/escrow-keys/{id}/rotate and the ledger it landed in. Then 200 " +
+          "once on the ledger; 422 `TransferRejected` " +
+          "when the registry refuses it (not its operator, #2000; the id taken, #3300); 504 when not final in time; " +
+          "502 when Stellar RPC cannot be reached (the token's deployment unread included); 501 when no token is configured " +
+          "or its deployment is refused (as GET /confidential/deployment)."
       )
   )
   .middleware(Authentication)

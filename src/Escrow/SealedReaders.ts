@@ -10,7 +10,7 @@ type Readers<E> = (orgId: OrgId, ids: ReadonlyArray<string>) => Effect.Effect<Re
 /**
  * The rule of a sealed envelope's recipients for any document a permission guards (issue 35 §4, issue 36 §2): a
  * batch's amounts and a payout's receipt (`amounts:read`), the organization's escrow secret (`audit:disclose`).
- * src/Batches/SealedRecipients.ts states it for `amounts:read`; this is the same rule with the permission named.
+ * src/Batches/SealedRecipients.ts is this rule for `amounts:read`.
  */
 export const sealedReaders = (permission: Permission) => {
   const current = (entry: SealedRecipient, reader: Reader | undefined) =>

@@ -51,7 +51,8 @@ export class OrgsApi extends HttpApiGroup.make("account")
           "a batch's amounts can be sealed to them (PUT /batches/{id}/sealed-amounts). It replaces the one published " +
           "before (another device derives the same key, so it is normally unchanged); a new or changed key is an " +
           "audit row (`member.sealing_key_published`). Answers the member, with `sealingKey`. Needs a signed-in member " +
-          "whose role grants `amounts:read` (owner, admin, initiator, approver, payer): 403 for a viewer, a session of " +
+          "whose role grants `amounts:read` (owner, admin, initiator, approver, payer) or `audit:disclose` (the auditor, " +
+          "to whom the escrow key's secret is sealed): 403 for a viewer, a session of " +
           "no organization, or an API key. 409 when another member (of any organization) published the same key: each " +
           "derives their own, so only a copy collides. 400 when the key is not 32 bytes of base64url without padding, " +
           "or is all zeros."

@@ -14,7 +14,7 @@ export const OrgsHttpLive = HttpApiBuilder.group(Api, "account", (handlers) =>
       .handle("inviteEmployer", ({ payload }) =>
         Effect.flatMap(orgs.authorize(orgPolicy.manage), (actor) => orgs.inviteMember(actor, payload.role ?? "viewer")))
       .handle("publishSealingKey", ({ payload }) =>
-        Effect.flatMap(orgs.authorize(orgPolicy.readAmounts), (actor) => orgs.publishSealingKey(actor, payload.sealingKey)))
+        Effect.flatMap(orgs.authorizeAny(orgPolicy.readAmounts, orgPolicy.disclose), (actor) => orgs.publishSealingKey(actor, payload.sealingKey)))
       .handle("joinOrg", ({ path }) => Effect.flatMap(CurrentSession, (s) => orgs.joinOrg(s, path.token)))
       .handle("acceptInvite", ({ path, payload }) =>
         Effect.flatMap(CurrentSession, (s) => orgs.acceptInvite(s, path.token, payload.pvk)))
@@ -26,7 +26,7 @@ export const MembersHttpLive = HttpApiBuilder.group(Api, "members", (handlers) =
     const manage = orgs.authorize(orgPolicy.manage)
     return handlers
       .handle("list", ({ urlParams }) =>
-        Effect.flatMap(orgs.authorizeAny(orgPolicy.manage, orgPolicy.readAmounts), (actor) => orgs.members(actor, urlParams)))
+        Effect.flatMap(orgs.authorizeAny(orgPolicy.manage, orgPolicy.readAmounts, orgPolicy.disclose), (actor) => orgs.members(actor, urlParams)))
       .handle("update", ({ path, payload }) => Effect.flatMap(manage, (actor) => orgs.updateMember(actor, path.id, payload.role)))
       .handle("remove", ({ path }) => Effect.flatMap(manage, (actor) => orgs.removeMember(actor, path.id)))
       .handle("settings", () => Effect.flatMap(orgs.authorize(orgPolicy.readSettings), (actor) => orgs.settings(actor.orgId)))

@@ -15,6 +15,8 @@ export const orgPolicy = {
   readSettings: "audit:read" satisfies Permission,
   /** Publishing a sealing key, and listing the members (whose keys a batch's amounts are sealed to). */
   readAmounts: "amounts:read" satisfies Permission,
+  /** The same for the escrow key's secret (src/Escrow/), sealed to the members who may audit: the auditor role too. */
+  disclose: "audit:disclose" satisfies Permission,
 
   /** Inviting someone as `role`. */
   mayGrant: (actor: Actor, role: MemberRole) => role === "owner" && actor.role !== "owner" ? Effect.fail(ownersOnly) : Effect.void,

@@ -4,7 +4,7 @@ import { OperationalKeys } from "../Auth/Keys.ts"
 import { SponsorConfig, StellarConfig } from "../Config.ts"
 import { SponsorRefused } from "../Domain/Transfer.ts"
 import { feeBumpWith } from "./FeeBump.ts"
-import { checkOwnCallPolicy, checkPolicy, type SponsorPolicy, type TokenCallKind } from "./SponsorPolicy.ts"
+import { checkOwnCallPolicy, checkPolicy, checkRegistryCallPolicy, type SponsorPolicy, type TokenCallKind } from "./SponsorPolicy.ts"
 
 /** One unit of a source's quota, as SubmissionRepo.create counts and records it atomically. */
 export interface QuotaReservation {
@@ -20,6 +20,9 @@ export const makeSponsor = (policy: SponsorPolicy, key: Keypair, networkPassphra
   /** The same policy for a wallet's call on its own confidential account, one of `offered`. */
   const checkOwnCall = (tx: Transaction, now: Date, offered: ReadonlySet<TokenCallKind>) =>
     checkOwnCallPolicy(tx, policy, Math.floor(now.getTime() / 1000), offered)
+  /** The same policy for the auditor registry operator's `register_key` or `rotate_key` on `registry`. */
+  const checkRegistryCall = (tx: Transaction, now: Date, registry: string) =>
+    checkRegistryCallPolicy(tx, policy, Math.floor(now.getTime() / 1000), registry)
 
   /** The window the source's sponsored transfers are counted in, ending at `now`. */
   const reservation = (now: Date): QuotaReservation => ({
@@ -34,7 +37,7 @@ export const makeSponsor = (policy: SponsorPolicy, key: Keypair, networkPassphra
       error: `the source account has used its ${policy.quota} sponsored transfers for this window`
     })
 
-  return { policy, check, checkOwnCall, reservation, quotaExhausted, feeBump: feeBumpWith(key, networkPassphrase), account: key.publicKey() } as const
+  return { policy, check, checkOwnCall, checkRegistryCall, reservation, quotaExhausted, feeBump: feeBumpWith(key, networkPassphrase), account: key.publicKey() } as const
 }
 
 /**

@@ -250,6 +250,49 @@ export const checkOwnCallPolicy = (
 ): Either.Either<OwnCall, SponsorRefused> =>
   guarded(() => policyOf(tx, policy, nowSeconds, TOKEN_CALLS.filter((kind) => offered.has(kind)).map((kind) => OWN_CALLS[kind])))
 
+/** The auditor registry's operator calls (auditor/mod.rs at 8af46e2c) POST /escrow/registry-calls sponsors. */
+export const REGISTRY_CALLS = ["register_key", "rotate_key"] as const
+export type RegistryCallKind = typeof REGISTRY_CALLS[number]
+
+/** A sponsored operator call on the auditor registry: the key it registers, the operator the source. */
+export interface RegistryCall {
+  readonly kind: RegistryCallKind
+  readonly contract: ContractId
+  readonly auditorId: number
+  /** The (new) point, 128 lowercase hex characters. */
+  readonly point: string
+  readonly maxTime: number
+}
+
+/**
+ * `register_key(auditor_id: u32, point: BytesN<64>, operator: Address)` and `rotate_key(auditor_id, new_point,
+ * operator)`, with `operator` the transaction's source: the signed-in wallet calls as the operator, never for another.
+ */
+const registryArguments = (kind: RegistryCallKind) => (args: ReadonlyArray<xdr.ScVal>, source: string) => {
+  const [id, point, operator] = args
+  const bytes = point?.type === "scvBytes" ? point.bytes.toBytes() : undefined
+  if (args.length !== 3 || id?.type !== "scvU32" || bytes?.length !== 64 || plainAddress(operator) === undefined) {
+    return refuse("arguments", `${kind} takes exactly (auditor_id: u32, point: BytesN<64>, operator: Address)`)
+  }
+  if (plainAddress(operator) !== source) return refuse("arguments", `the operator of ${kind} must be the transaction's source account`)
+  return Either.right({ kind, auditorId: id.u32, point: Buffer.from(bytes).toString("hex") })
+}
+
+const REGISTRY_FUNCTIONS = REGISTRY_CALLS.map((kind) => ({ name: kind, arguments: registryArguments(kind) }))
+
+/**
+ * The sponsor's rules for the auditor registry's operator (issue 36 §2): `register_key` or `rotate_key` on `registry`
+ * alone (not the sponsor's allow-list of tokens), the operator the source, its authorization the source's own of this
+ * call, under the same fee cap, time bounds and per-account quota as a transfer.
+ */
+export const checkRegistryCallPolicy = (
+  tx: Transaction,
+  policy: SponsorPolicy,
+  nowSeconds: number,
+  registry: string
+): Either.Either<RegistryCall, SponsorRefused> =>
+  guarded(() => policyOf(tx, { ...policy, allowedContracts: new Set([registry]) }, nowSeconds, REGISTRY_FUNCTIONS))
+
 /** The `auditor_id` a `register(account, auditor_id, data)` names; undefined for any other call. */
 export const registerAuditorId = (tx: Transaction): number | undefined => {
   if (tokenCallOf(tx) !== REGISTER_FUNCTION) return undefined

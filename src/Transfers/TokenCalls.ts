@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { Forbidden } from "../Domain/Errors.ts"
 import type { Session } from "../Domain/Session.ts"
+import type { Actor } from "../Domain/Actor.ts"
 import { orgAuditorId } from "../Escrow/OrgAuditorId.ts"
 import { ContractorRoles } from "../Orgs/ContractorRoles.ts"
 import { Organizations } from "../Orgs/Organizations.ts"
@@ -71,7 +72,22 @@ export class TokenCalls extends Effect.Service<TokenCalls>()("Transfers/TokenCal
       return yield* transfers.sponsorOwn(contractor(session.sub, REGISTER_ONLY), signedXDR)
     })
 
-    return { submit, register } as const
+    /**
+     * POST /escrow/registry-calls: the auditor registry operator's `register_key` / `rotate_key` of the organization's
+     * current escrow key (`key`), the signed-in wallet of a member with `org:manage` (`actor`, authorized by the
+     * caller) the operator, recorded for the organization.
+     */
+    const registryCall = Spans.fn("TokenCalls.registryCall")(function*(
+      session: Session,
+      actor: Actor,
+      signedXDR: string,
+      registry: string,
+      key: { readonly auditorId: number; readonly point: string } | undefined
+    ) {
+      return yield* transfers.sponsorRegistryCall({ sub: session.sub, member: { orgId: actor.orgId, actor: actor.audit } }, signedXDR, registry, key)
+    })
+
+    return { submit, register, registryCall } as const
   }),
   dependencies: [Organizations.Default, Transfers.Default]
 }) {}

@@ -6,6 +6,7 @@ import { StellarConfig, SubmissionConfig } from "../Config.ts"
 import { Conflict, Forbidden, InvalidRequest, notFound, type ServiceUnavailable, UpstreamUnavailable } from "../Domain/Errors.ts"
 import type { OrgId, PayoutId } from "../Domain/Ids.ts"
 import type { Session } from "../Domain/Session.ts"
+import type { AuditActor } from "../Domain/Actor.ts"
 import { outcomeOf, SponsorRefused, type TransferRequest, TransferStatus } from "../Domain/Transfer.ts"
 import { countSponsorRefusal } from "../Observability/Metrics.ts"
 import { keepLeased } from "../Sql/Lease.ts"
@@ -206,61 +207,117 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
     })
 
     /**
+     * A wallet's own call, sponsored like a transfer (the wallet may hold no XLM, and a browser cannot submit it):
+     * decode (400), source (403), whether this caller may make this call (`allowed`, 403), signature (400), the
+     * sponsor's policy for the call (`policy`, 422) and the quota (422). A member's call is recorded for their
+     * organization with the audit row `policy` names written with it; a contractor's for none. As with a transfer, a
+     * transaction recorded before is answered with its submission's state, whatever a check would say now.
+     */
+    const sponsorCall = (
+      caller: { readonly sub: string; readonly member: { readonly orgId: OrgId; readonly actor: AuditActor } | undefined },
+      signedXDR: string,
+      rules: {
+        readonly allowed: (tx: Transaction) => Effect.Effect<void, Forbidden>
+        readonly policy: (tx: Transaction, at: Date) => Effect.Effect<{ readonly action: string; readonly maxTime: number }, SponsorRefused>
+      }
+    ) =>
+      Effect.gen(function*() {
+        const tx = yield* decodeInner(signedXDR, networkPassphrase)
+        yield* checkSources(tx, new Set([caller.sub]))
+        const at = yield* now
+        const orgId = caller.member?.orgId ?? null
+        const checked = yield* Effect.either(Effect.gen(function*() {
+          yield* rules.allowed(tx)
+          if (!(yield* signedForThisNetwork(tx))) {
+            return yield* new InvalidRequest({ error: "the transaction carries no valid signature of its source for this network" })
+          }
+          return yield* rules.policy(tx, at)
+        }))
+        if (Either.isLeft(checked)) {
+          const existing = yield* repo.find(txHashHex(tx))
+          if (Option.isSome(existing)) return yield* answerExisting(existing.value, orgId)
+          if (checked.left._tag === "SponsorRefused") yield* countSponsorRefusal(checked.left)
+          return yield* Effect.fail(checked.left)
+        }
+        const { action, maxTime } = checked.right
+        const fee = sponsor.feeBump(tx)
+        const member = caller.member
+        return yield* execute({
+          inner: tx,
+          fee,
+          maxTime,
+          sessionSub: caller.sub,
+          orgId,
+          payoutId: null,
+          quota: sponsor.reservation(at),
+          link: member === undefined ? Effect.void : audit.append({
+            orgId: member.orgId,
+            actor: member.actor,
+            action,
+            subject: { type: "transaction", id: txHashHex(fee) }
+          })
+        })
+      })
+
+    /**
      * POST /token/calls and POST /contractor/register: a wallet's call on its own confidential account (`register`,
-     * `deposit`, `merge`, `withdraw`), sponsored like a transfer (the wallet may hold no XLM, and a browser cannot
-     * submit it): decode (400), source (403), whether this caller may make this call (403), signature (400), the
-     * sponsor's policy for the calls offered and the quota (422). A member's call is recorded for their organization
-     * with an audit row `token.<call>` written with it; a contractor's for none. As with a transfer, a transaction
-     * recorded before is answered with its submission's state, whatever a check would say now.
+     * `deposit`, `merge`, `withdraw`): 403 for a call the route offers that this caller may not make; a member's
+     * `register` names the organization's escrow key's auditor id once it has one; recorded as `token.<call>`.
      */
     const sponsorOwn = Spans.fn("Transfers.sponsorOwn")(function*(caller: OwnCaller, signedXDR: string) {
-      const tx = yield* decodeInner(signedXDR, networkPassphrase)
-      yield* checkSources(tx, new Set([caller.sub]))
-      const at = yield* now
-      const orgId = caller.member?.orgId ?? null
-      const checked = yield* Effect.either(Effect.gen(function*() {
-        const kind = tokenCallOf(tx)
-        if (kind !== undefined && caller.offered.has(kind) && !caller.permitted.has(kind)) {
-          return yield* new Forbidden({
-            error: `the sponsor pays a ${caller.as}'s own ${[...caller.permitted].join(", ")} calls, not ${kind}`
+      return yield* sponsorCall(caller, signedXDR, {
+        allowed: (tx) => {
+          const kind = tokenCallOf(tx)
+          return kind !== undefined && caller.offered.has(kind) && !caller.permitted.has(kind)
+            ? Effect.fail(new Forbidden({ error: `the sponsor pays a ${caller.as}'s own ${[...caller.permitted].join(", ")} calls, not ${kind}` }))
+            : Effect.void
+        },
+        policy: (tx, at) =>
+          Effect.gen(function*() {
+            const expected = caller.member?.auditorId
+            const named = registerAuditorId(tx)
+            if (expected !== undefined && named !== undefined && named !== expected) {
+              return yield* new SponsorRefused({
+                rule: "arguments",
+                error: `register names auditor ${named}; the organization's wallets register under its escrow key's auditor id, ${expected}`
+              })
+            }
+            const call = yield* sponsor.checkOwnCall(tx, at, caller.offered)
+            return { action: `token.${call.kind}`, maxTime: call.maxTime }
           })
-        }
-        if (!(yield* signedForThisNetwork(tx))) {
-          return yield* new InvalidRequest({ error: "the transaction carries no valid signature of its source for this network" })
-        }
-        const expected = caller.member?.auditorId
-        const named = registerAuditorId(tx)
-        if (expected !== undefined && named !== undefined && named !== expected) {
-          return yield* new SponsorRefused({
-            rule: "arguments",
-            error: `register names auditor ${named}; the organization's wallets register under its escrow key's auditor id, ${expected}`
+      })
+    })
+
+    /**
+     * POST /escrow/registry-calls: the auditor registry operator's `register_key` of the organization's current escrow
+     * key (`key`: its auditor id and point) or `rotate_key` of its auditor id to a new point, on `registry`, the
+     * signed-in wallet the operator; recorded for the organization as `escrow.register_key` or `escrow.rotate_key`.
+     */
+    const sponsorRegistryCall = Spans.fn("Transfers.sponsorRegistryCall")(function*(
+      caller: { readonly sub: string; readonly member: { readonly orgId: OrgId; readonly actor: AuditActor } },
+      signedXDR: string,
+      registry: string,
+      key: { readonly auditorId: number; readonly point: string } | undefined
+    ) {
+      return yield* sponsorCall(caller, signedXDR, {
+        allowed: () => Effect.void,
+        policy: (tx, at) =>
+          Effect.gen(function*() {
+            const call = yield* sponsor.checkRegistryCall(tx, at, registry)
+            if (key === undefined) {
+              return yield* new SponsorRefused({ rule: "arguments", error: "the organization has no escrow key: create it first (POST /org/escrow-keys)" })
+            }
+            // A rotation's new key is stored (POST /org/escrow-keys/{id}/rotate) with the ledger this call lands in.
+            if (call.auditorId !== key.auditorId || (call.kind === "register_key" && call.point !== key.point)) {
+              return yield* new SponsorRefused({
+                rule: "arguments",
+                error: call.kind === "register_key"
+                  ? `register_key must name the organization's current escrow key: auditor id ${key.auditorId} and its point`
+                  : `rotate_key must name the organization's escrow key's auditor id ${key.auditorId}`
+              })
+            }
+            return { action: `escrow.${call.kind}`, maxTime: call.maxTime }
           })
-        }
-        return yield* sponsor.checkOwnCall(tx, at, caller.offered)
-      }))
-      if (Either.isLeft(checked)) {
-        const existing = yield* repo.find(txHashHex(tx))
-        if (Option.isSome(existing)) return yield* answerExisting(existing.value, orgId)
-        if (checked.left._tag === "SponsorRefused") yield* countSponsorRefusal(checked.left)
-        return yield* Effect.fail(checked.left)
-      }
-      const call = checked.right
-      const fee = sponsor.feeBump(tx)
-      const member = caller.member
-      return yield* execute({
-        inner: tx,
-        fee,
-        maxTime: call.maxTime,
-        sessionSub: caller.sub,
-        orgId,
-        payoutId: null,
-        quota: sponsor.reservation(at),
-        link: member === undefined ? Effect.void : audit.append({
-          orgId: member.orgId,
-          actor: member.actor,
-          action: `token.${call.kind}`,
-          subject: { type: "transaction", id: txHashHex(fee) }
-        })
       })
     })
 
@@ -339,7 +396,7 @@ export class Transfers extends Effect.Service<Transfers>()("Transfers/Transfers"
       })
     })
 
-    return { submit, sponsorOwn, execute, status } as const
+    return { submit, sponsorOwn, sponsorRegistryCall, execute, status } as const
   }),
   dependencies: [
     Organizations.Default,

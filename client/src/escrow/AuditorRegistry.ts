@@ -3,7 +3,8 @@
 // `register_key(auditor_id: u32, point: BytesN<64>, operator: Address)` and
 // `rotate_key(auditor_id: u32, new_point: BytesN<64>, operator: Address)`, which a contract guards with the operator's
 // role and `operator.require_auth()` (examples/confidential/auditor: `#[only_role(operator, "manager")]`).
-import { Account, Address, Contract, rpc, type Transaction, TransactionBuilder, xdr } from "@stellar/stellar-sdk"
+import { Address, type rpc, type Transaction, xdr } from "@stellar/stellar-sdk"
+import { assembleCall } from "../confidential/chain/Calls.ts"
 import { ChainUnavailable } from "../confidential/chain/ChainErrors.ts"
 import { simulateRead, SimulationRefusedError } from "../confidential/chain/Simulate.ts"
 
@@ -70,16 +71,8 @@ export const prepareRegistryCall = async (
   options: { readonly fee?: string; readonly timeoutSeconds?: number } = {}
 ): Promise<Transaction> => {
   const args = [xdr.ScVal.scvU32(call.auditorId), xdr.ScVal.scvBytes(fromHex(call.point)), Address.fromString(call.operator).toScVal()]
-  const tx = new TransactionBuilder(new Account(call.operator, sequence), { fee: options.fee ?? "1000", networkPassphrase })
-    .addOperation(new Contract(registry).call(call.fn, ...args))
-    .setTimeout(options.timeoutSeconds ?? 3600)
-    .build()
-  let simulated: rpc.Api.SimulateTransactionResponse
-  try {
-    simulated = await server.simulateTransaction(tx)
-  } catch (cause) {
-    throw new ChainUnavailable({ message: `Stellar RPC could not simulate ${call.fn}`, cause })
-  }
-  if (rpc.Api.isSimulationError(simulated)) throw new SimulationRefusedError(call.fn, simulated.error)
-  return rpc.assembleTransaction(tx, simulated).build()
+  return await assembleCall(server, networkPassphrase, registry, { account: call.operator, sequence }, { fn: call.fn, args }, {
+    fee: options.fee,
+    timeoutSeconds: options.timeoutSeconds ?? 3600
+  })
 }

@@ -23,6 +23,7 @@ import { signTransaction } from "@stellar/freighter-api"
 import { Effect } from "effect"
 import { clientFor, run } from "../api/Client.ts"
 import { type BrowserWallet, chainOf, openBrowserWallet, proveRegistration, settle, walletStore } from "./BrowserWallet.ts"
+import { registrationAuditorId } from "./TreasuryAuditor.ts"
 import type { TreasuryStage } from "./TreasuryStages.ts"
 import { treasuryWords } from "./TreasuryWords.ts"
 
@@ -141,8 +142,9 @@ export const registerTreasury = async (account: string, session: string, options
   try {
     step("checking")
     const chain = await chainOf(session)
-    const { deployment, reader } = chain
+    const { reader } = chain
     if ((await reader.account(account)) !== undefined) return undefined
+    const auditorId = await registrationAuditorId(chain, session)
     const data = await proveRegistration(chain, account, {
       onStage: (stage, note) => (note === undefined ? step(stage) : options.onStage(stage, note)),
       onProgress: (event) => {
@@ -152,7 +154,7 @@ export const registerTreasury = async (account: string, session: string, options
       onWorker: (worker) => { prover = worker }
     })
     stopIfAborted(signal)
-    return await sendCall(chain, account, session, { fn: "register", account, auditorId: deployment.auditorId, data }, options).catch((error: unknown) => {
+    return await sendCall(chain, account, session, { fn: "register", account, auditorId, data }, options).catch((error: unknown) => {
       if (error instanceof SimulationRefusedError && ALREADY_REGISTERED.test(error.error)) return undefined
       throw error
     })

@@ -42,9 +42,35 @@ export const callArguments = (call: TokenCall): Array<xdr.ScVal> => {
 }
 
 /**
- * The call as a transaction from `source` at `sequence` (the account's current sequence number), simulated and
- * assembled through Stellar RPC (footprint, resources, the source's authorization): ready for the wallet to sign.
- * A contract refusal in simulation (a stale balance is `InvalidProof`, #3506) is a SimulationRefusedError.
+ * `fn(...args)` on `contract` as a transaction from `source` at `sequence` (the account's current sequence number),
+ * simulated and assembled through Stellar RPC (footprint, resources, the source's authorization as source-account
+ * credentials): ready for the wallet to sign. A contract refusal in simulation is a SimulationRefusedError.
+ */
+export const assembleCall = async (
+  server: rpc.Server,
+  networkPassphrase: string,
+  contract: string,
+  source: { readonly account: string; readonly sequence: string },
+  invocation: { readonly fn: string; readonly args: ReadonlyArray<xdr.ScVal> },
+  options: { readonly fee?: string | undefined; readonly timeoutSeconds: number }
+): Promise<Transaction> => {
+  const tx = new TransactionBuilder(new Account(source.account, source.sequence), { fee: options.fee ?? "1000", networkPassphrase })
+    .addOperation(new Contract(contract).call(invocation.fn, ...invocation.args))
+    .setTimeout(options.timeoutSeconds)
+    .build()
+  let simulated: rpc.Api.SimulateTransactionResponse
+  try {
+    simulated = await server.simulateTransaction(tx)
+  } catch (cause) {
+    throw new ChainUnavailable({ message: `Stellar RPC could not simulate ${invocation.fn}`, cause })
+  }
+  if (rpc.Api.isSimulationError(simulated)) throw new SimulationRefusedError(invocation.fn, simulated.error)
+  return rpc.assembleTransaction(tx, simulated).build()
+}
+
+/**
+ * The token call as a transaction from `source`, simulated and assembled (assembleCall). A stale balance refused in
+ * simulation is `InvalidProof`, #3506.
  */
 export const prepareCall = async (
   server: rpc.Server,
@@ -52,19 +78,8 @@ export const prepareCall = async (
   source: { readonly account: string; readonly sequence: string },
   call: TokenCall,
   options: { readonly fee?: string; readonly timeoutSeconds?: number } = {}
-): Promise<Transaction> => {
-  const tx = new TransactionBuilder(new Account(source.account, source.sequence), {
-    fee: options.fee ?? "1000",
-    networkPassphrase: deployment.networkPassphrase
-  }).addOperation(new Contract(deployment.contract).call(call.fn, ...callArguments(call)))
-    .setTimeout(options.timeoutSeconds ?? 300)
-    .build()
-  let simulated: rpc.Api.SimulateTransactionResponse
-  try {
-    simulated = await server.simulateTransaction(tx)
-  } catch (cause) {
-    throw new ChainUnavailable({ message: `Stellar RPC could not simulate ${call.fn}`, cause })
-  }
-  if (rpc.Api.isSimulationError(simulated)) throw new SimulationRefusedError(call.fn, simulated.error)
-  return rpc.assembleTransaction(tx, simulated).build()
-}
+): Promise<Transaction> =>
+  await assembleCall(server, deployment.networkPassphrase, deployment.contract, source, { fn: call.fn, args: callArguments(call) }, {
+    fee: options.fee,
+    timeoutSeconds: options.timeoutSeconds ?? 300
+  })
