@@ -6,6 +6,7 @@ import { ok, type Recipe, type Refusal, refused, type ValidRequest } from "./Con
 
 export type { ValidRequest } from "./ConformanceRecipe.ts"
 import { registerData, transferData } from "./ConfidentialData.ts"
+import { escrowRequests } from "./ConformanceEscrow.ts"
 import { CONFIDENTIAL_TOKEN } from "./TestApp.ts"
 import { innerTransfer } from "./Transfer.ts"
 import { privyToken } from "./Privy.ts"
@@ -132,6 +133,7 @@ export const validRequests: Readonly<Record<string, Recipe>> = {
   ...webhookRequests,
   ...controlsRequests,
   ...sealingRequests,
+  ...escrowRequests,
   ...receiptRequests,
   ...stellarRpcRequests
 }
