@@ -53,13 +53,14 @@ module.exports = {
         "another file of client/src: what it knows of the service is the contract as the package exports it. It names " +
         "the package's contract entry @confidential-payroll/client/contract (client/src/Contract.ts, by console/" +
         "tsconfig.json's paths and vite.config.ts's alias) and its sealing entry @confidential-payroll/client/sealing " +
-        "(client/src/sealing/index.ts, the same way; loaded by the pages only with import()), and its confidential entry " +
+        "(client/src/sealing/index.ts, the same way; loaded by the pages only with import()), its escrow entry " +
+        "@confidential-payroll/client/escrow (client/src/escrow/index.ts, the same way), and its confidential entry " +
         "@confidential-payroll/client/confidential (client/src/confidential/index.ts, the same way; imported by " +
         "console/src/confidential/, loaded with import()) — matched here by name, as the paths need TypeScript's API " +
         "to resolve from console/ — or a path into client/src/Contract.ts or client/src/index.ts",
       severity: "error",
       from: { path: "^console/src/" },
-      to: { pathNot: "^(console/src/|client/src/(Contract|index)\\.ts$|client/src/(sealing|confidential)/index\\.ts$|node_modules/|@confidential-payroll/client/(contract|sealing|confidential)$)" }
+      to: { pathNot: "^(console/src/|client/src/(Contract|index)\\.ts$|client/src/(sealing|confidential|escrow)/index\\.ts$|node_modules/|@confidential-payroll/client/(contract|sealing|confidential|escrow)$)" }
     },
     {
       name: "the-server-imports-nothing-from-the-client",

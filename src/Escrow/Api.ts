@@ -7,6 +7,9 @@ import { RecipientRefused, SealedEnvelope } from "../Domain/SealedAmounts.ts"
 import { CreateEscrowKey, EscrowKey, EscrowKeyId, EscrowKeyList, RegistryCallRequest, RotateEscrowKey } from "./EscrowKey.ts"
 import { EscrowPointInvalid } from "./EscrowPoint.ts"
 
+// The contract the client imports (.dependency-cruiser.cjs "the-client-imports-only-the-contract").
+export { CreateEscrowKey, EscrowKey, RegistryCallRequest, RotateEscrowKey }
+
 const id = HttpApiSchema.param("id", Schema.propertySignature(EscrowKeyId).annotations({ description: "The escrow key's id" }))
 
 const SEALED = "The secret is sealed in the browser (or the CLI) to the members holding `audit:disclose` (owner, admin, " +

@@ -12,7 +12,7 @@ import { type CreateEscrowKey, type EscrowKey, EscrowKeyId, EscrowKeyList, type 
 import { EscrowPointInvalid, pointProblem } from "./EscrowPoint.ts"
 import { EscrowRepo } from "./EscrowRepo.ts"
 import { escrowPolicy } from "./Policy.ts"
-import { sealedReaders } from "./SealedReaders.ts"
+import { sealedReaders } from "../Batches/SealedReaders.ts"
 
 const checkReaders = sealedReaders(escrowPolicy.disclose)
 

@@ -10,6 +10,7 @@ import { parseUsdc } from "./Amount.ts"
 import { walletsDir } from "./Config.ts"
 import { usage } from "./Failure.ts"
 import { common, emit, say, withKey } from "./Shared.ts"
+import { escrowAuditorId } from "./EscrowAuditor.ts"
 import { readingSetup, registerAccount, walletOf } from "./Wallet.ts"
 
 type Balances = { readonly spendable: bigint; readonly receiving: bigint }
@@ -40,8 +41,9 @@ const status = Command.make("status", common, (c) =>
 const register = Command.make("register", common, (c) =>
   Effect.scoped(Effect.gen(function*() {
     const signed = yield* withKey(c)
+    const auditorId = yield* escrowAuditorId(signed)
     yield* say(c, "Proving the registration (a minute or two)…")
-    const hash = yield* registerAccount(signed, yield* openProvingSetup())
+    const hash = yield* registerAccount(signed, yield* openProvingSetup(), auditorId)
     yield* emit(c, { account: signed.key.publicKey(), registered: true, hash: hash ?? null }, () => [
       hash === undefined ? "Already registered." : `Registered (transaction ${hash}).`
     ])

@@ -26,16 +26,16 @@ const ALREADY_REGISTERED = /Error\(Contract, #3500\)/
 
 /**
  * Registers the account with the confidential token, once: the `register` proof, the call signed and sponsored
- * (POST /token/calls). Undefined when it was registered already.
+ * (POST /token/calls), under `auditorId` (default: the deployment's). Undefined when it was registered already.
  */
-export const registerAccount = (signed: Signed & { readonly key: Keypair }, setup: ProvingSetup) =>
+export const registerAccount = (signed: Signed & { readonly key: Keypair }, setup: ProvingSetup, auditorId?: number) =>
   Effect.gen(function*() {
     const chain = yield* serviceChain(signed.baseUrl, signed.token)
     const account = signed.key.publicKey()
     if ((yield* Effect.tryPromise({ try: () => chain.reader.account(account), catch: (e) => e })) !== undefined) return undefined
     const { wallet } = yield* openServiceWallet({ baseUrl: signed.baseUrl, chain, key: signed.key, setup, store: new MemoryStore() })
     const data = yield* wallet.proveRegister()
-    return yield* sendTokenCall(signed.baseUrl, signed.token, chain, signed.key, { fn: "register", account, auditorId: chain.deployment.auditorId, data }).pipe(
+    return yield* sendTokenCall(signed.baseUrl, signed.token, chain, signed.key, { fn: "register", account, auditorId: auditorId ?? chain.deployment.auditorId, data }).pipe(
       Effect.catchIf((e) => e instanceof SimulationRefusedError && ALREADY_REGISTERED.test(e.error), () => Effect.succeed(undefined))
     )
   })

@@ -4,16 +4,18 @@
 import { Command } from "@effect/cli"
 import { FetchHttpClient } from "@effect/platform"
 import { Cause, Console, Effect, Exit, Fiber, Layer } from "effect"
+import { audit } from "./Audit.ts"
 import { login, logout, whoami } from "./Auth.ts"
 import { batches } from "./Batches.ts"
 import { contractors } from "./Contractors.ts"
 import { CliEnvironment } from "./Environment.ts"
+import { escrow } from "./Escrow.ts"
 import { classify, EXIT } from "./Failure.ts"
 import { treasury } from "./Treasury.ts"
 
 const root = Command.make("payroll").pipe(
-  Command.withDescription("The payroll command-line client: sign in with your wallet's key, pay batches, read and withdraw payouts"),
-  Command.withSubcommands([login, logout, whoami, treasury, batches, contractors])
+  Command.withDescription("The payroll command-line client: sign in with your wallet's key, pay batches, read and withdraw payouts, audit"),
+  Command.withSubcommands([login, logout, whoami, treasury, batches, contractors, escrow, audit])
 )
 
 const cli = Command.run(root, { name: "payroll", version: "1.0.0" })

@@ -10,7 +10,7 @@ export {
   type RegistryStatus,
   registryStatus
 } from "./AuditorRegistry.ts"
-/** The escrow key as GET /org/escrow-keys answers it (src/Escrow/EscrowKey.ts). */
-export type { EscrowKey } from "../../../src/Escrow/EscrowKey.ts"
+/** The escrow key as GET /org/escrow-keys answers it (src/Escrow/Api.ts). */
+export type { EscrowKey } from "../../../src/Escrow/Api.ts"
 /** The escrow routes' payloads, as the typed client encodes them. */
-export { CreateEscrowKey, RegistryCallRequest, RotateEscrowKey } from "../../../src/Escrow/EscrowKey.ts"
+export { CreateEscrowKey, RegistryCallRequest, RotateEscrowKey } from "../../../src/Escrow/Api.ts"

@@ -3,7 +3,7 @@ import { Conflict } from "../Domain/Errors.ts"
 import type { OrgId } from "../Domain/Ids.ts"
 import { can, type Permission } from "../Domain/Roles.ts"
 import { RecipientRefused, type SealedEnvelope, type SealedRecipient } from "../Domain/SealedAmounts.ts"
-import type { Reader } from "../Batches/SealedAmountsRepo.ts"
+import type { Reader } from "./SealedAmountsRepo.ts"
 
 type Readers<E> = (orgId: OrgId, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Reader>, E>
 
