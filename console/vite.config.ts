@@ -5,10 +5,10 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 
 /**
  * Folders whose modules a page loads with import() only when it needs them: their chunks (the wallet's: the Stellar
- * SDK, the confidential client, the sealing) are never fetched ahead, only when a contractor registers or a member
- * seals amounts.
+ * SDK, the confidential client, the sealing, the escrow key, selective disclosure) are never fetched ahead, only when
+ * a contractor registers, a member seals amounts, an auditor opens the escrow key or a recipient verifies a bundle.
  */
-const ON_DEMAND = [here("src/confidential/"), here("src/sealing/")]
+const ON_DEMAND = [here("src/confidential/"), here("src/sealing/"), here("src/escrow/"), here("src/disclosure/")]
 
 /**
  * The chunks loaded after sign-in (the typed client, the pages, the wallet) are fetched and compiled while the sign-in

@@ -13,7 +13,8 @@
 // noir_js's wasm-bindgen packages fetch `new URL("<name>_bg.wasm", import.meta.url)`; the worker initialises them
 // itself from beside its bundle, so the two .wasm files are copied there too.
 // The circuits the client pins (client/circuits/<commit>/: each artifact and the manifest) go into circuits/, so that
-// a page gets the prover and what it proves from one place (the service serves dist/prover at /app/prover/).
+// a page gets the prover and what it proves from one place (the service serves dist/prover at /app/prover/); so do the
+// disclosure circuits and their committed keys.
 import type { BuildOptions, Metafile, Plugin } from "esbuild"
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import * as Path from "node:path"
@@ -31,6 +32,19 @@ const CIRCUITS = Path.join(ROOT, "client/circuits", CIRCUITS_VERSION)
 
 /** Where the circuits land inside the bundle. */
 export const CIRCUITS_FOLDER = "circuits"
+
+const DISCLOSURE = Path.join(ROOT, "client/circuits/disclosure")
+/** The disclosure manifest's name in circuits/ (beside OZ's manifest.json; the service serves one folder level). */
+export const DISCLOSURE_MANIFEST = "disclosure-manifest.json"
+
+/**
+ * The selective-disclosure circuits (client/circuits/disclosure: disclose_*.json, their manifest, vks/*.vk.json),
+ * flattened into circuits/ as [source, name]: the holder's page proves them, the verifier's page checks with the keys.
+ */
+const disclosureFiles = async (): Promise<ReadonlyArray<readonly [string, string]>> => [
+  ...(await readdir(DISCLOSURE)).filter((n) => n.endsWith(".json")).map((n) => [Path.join(DISCLOSURE, n), n === "manifest.json" ? DISCLOSURE_MANIFEST : n] as const),
+  ...(await readdir(Path.join(DISCLOSURE, "vks"))).filter((n) => n.endsWith(".vk.json")).map((n) => [Path.join(DISCLOSURE, "vks", n), n] as const)
+]
 
 /** bb's inlined-wasm chunks: never loaded, since the worker gives bb a wasmPath. */
 const noInlinedWasm: Plugin = {
@@ -109,6 +123,7 @@ export const buildProver = async (outdir: string = Path.join(ROOT, "dist/prover"
   for (const name of (await readdir(CIRCUITS)).filter((n) => n.endsWith(".json"))) {
     await writeFile(Path.join(outdir, CIRCUITS_FOLDER, name), await readFile(Path.join(CIRCUITS, name)))
   }
+  for (const [from, to] of await disclosureFiles()) await writeFile(Path.join(outdir, CIRCUITS_FOLDER, to), await readFile(from))
   const files: Array<BundleFile> = []
   for (const entry of (await readdir(outdir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile())) {
     const name = Path.relative(outdir, Path.join(entry.parentPath, entry.name))

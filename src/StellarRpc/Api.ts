@@ -30,8 +30,23 @@ export class StellarRpcApi extends HttpApiGroup.make("stellarRpc")
           "RPC cannot be reached, does not answer within `STELLAR_RPC_TIMEOUT`, or answers anything but JSON-RPC."
       )
   )
-  .middleware(Authentication)
-  .middleware(StellarRpcRateLimit)
+  .middlewareEndpoints(Authentication)
+  .add(
+    HttpApiEndpoint.post("publicCall", "/stellar-rpc/public")
+      .setPayload(StellarRpcRequest)
+      .addSuccess(StellarRpcResponse)
+      .addError(PayloadTooLarge)
+      .addError(UpstreamUnavailable)
+      .annotate(OpenApi.Summary, "Call Stellar RPC (read-only, no session)")
+      .annotate(
+        OpenApi.Description,
+        "POST /stellar-rpc without a session, for a disclosure verifier that has no account here (the console's " +
+          "/app/verify page): the same methods and the same contracts, answered the same way, counted against the " +
+          "same per-client-address limit. A verifier may point its rpc.Server at any other Stellar RPC instead."
+      )
+  )
+  // Endpoint middlewares wrap in the order given: the count stays outside the session check, as it was.
+  .middlewareEndpoints(StellarRpcRateLimit)
   .annotate(OpenApi.Title, "Stellar RPC")
   .annotate(
     OpenApi.Description,

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api.ts"
 import { Gateway } from "./Gateway.ts"
@@ -7,10 +7,11 @@ import { Gateway } from "./Gateway.ts"
 export const StellarRpcHttpLive = HttpApiBuilder.group(Api, "stellarRpc", (handlers) =>
   Effect.gen(function*() {
     const gateway = yield* Gateway
-    return handlers.handleRaw("call", ({ request }) =>
+    const call = ({ request }: { readonly request: HttpServerRequest.HttpServerRequest }) =>
       request.text.pipe(
         Effect.orDie,
         Effect.flatMap(gateway.answer),
         Effect.map((body) => HttpServerResponse.text(body, { contentType: "application/json" }))
-      ))
+      )
+    return handlers.handleRaw("call", call).handleRaw("publicCall", call)
   }))

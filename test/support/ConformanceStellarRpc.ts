@@ -5,7 +5,9 @@ const request = (method: string, params?: unknown) => ({ jsonrpc: "2.0", id: 1, 
 
 /** The read-only Stellar RPC gateway: any session reads through it; what it refuses is a JSON-RPC error over 200. */
 export const stellarRpcRequests: Readonly<Record<string, Recipe>> = {
-  "POST /stellar-rpc": (fx) => Effect.map(fx.session(), (token) => ok({ token, json: request("getLatestLedger") }))
+  "POST /stellar-rpc": (fx) => Effect.map(fx.session(), (token) => ok({ token, json: request("getLatestLedger") })),
+  // The same reads without a session, for a disclosure verifier with no account here (/app/verify).
+  "POST /stellar-rpc/public": () => Effect.succeed(ok({ json: request("getLatestLedger") }))
 }
 
 export const stellarRpcRefusals: Readonly<Record<string, Refusal>> = {
@@ -13,5 +15,7 @@ export const stellarRpcRefusals: Readonly<Record<string, Refusal>> = {
     Effect.map(fx.session(), (token) => [
       ["sendTransaction (-32601)", ok({ token, json: request("sendTransaction", { transaction: "AAAA" }) }, 200)],
       ["21 ledger keys (-32602)", ok({ token, json: request("getLedgerEntries", { keys: Array.from({ length: 21 }, () => "AAAA") }) }, 200)]
-    ] as const)
+    ] as const),
+  "POST /stellar-rpc/public": () =>
+    Effect.succeed([["sendTransaction (-32601)", ok({ json: request("sendTransaction", { transaction: "AAAA" }) }, 200)]] as const)
 }

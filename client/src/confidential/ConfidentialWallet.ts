@@ -10,8 +10,9 @@ import { fieldFromBytes } from "./crypto/Field.ts"
 import { commit, pointFromBytes, pointToBytes } from "./crypto/Grumpkin.ts"
 import type { ConfidentialKeys } from "./crypto/Keys.ts"
 import { decryptBalance, decryptTransfer } from "./crypto/Decrypt.ts"
+import { deriveEphemeralScalar } from "./crypto/EphemeralScalar.ts"
 import { deriveSpendR } from "./crypto/Primitives.ts"
-import type { RandomSource } from "./crypto/Scalar.ts"
+import { type RandomSource, sampleScalar, secureRandom } from "./crypto/Scalar.ts"
 import { ProofFailed, StateMismatch } from "./Errors.ts"
 import type { Proof } from "./proving/Prover.ts"
 import { checkConsistency, type Commit } from "./state/Consistency.ts"
@@ -127,10 +128,12 @@ export const openWallet = (options: WalletOptions) =>
             yield* fromChain("the recipient's auditor key", () => reader.auditorKey(recipient.auditorId))
           ]
           const from = yield* base(sender)
+          // r_e from (vk, σ) (SELECTIVE_DISCLOSURE.md §15.2): the sender can disclose this payout later with nothing stored.
+          const sigma = sampleScalar(options.random ?? secureRandom, false)
           const witness = transferWitness({
             keys, spendable: from.opening, amount, recipientViewingKey: pointFromBytes(recipient.viewingPublicKey),
             recipientAuditorKey: pointFromBytes(kAudR), senderAuditorKey: pointFromBytes(kAudS),
-            ...(options.random === undefined ? {} : { random: options.random })
+            sigma, ephemeral: deriveEphemeralScalar(keys.vk, sigma)
           })
           const proof = yield* prove("transfer", witness.inputs, witness.publicInputs)
           const next = yield* Effect.promise(() =>

@@ -147,3 +147,5 @@ export { discloseSenderWitness } from "./disclosure/Sender.ts"
 export { deriveEphemeralScalar, EPHEMERAL_KEY } from "./crypto/EphemeralScalar.ts"
 // One payout's verdict against the chain (reconciliation, in the console and the CLI).
 export { payoutVerdict, type Verdict, type VerdictInput } from "./state/ReconcileVerdict.ts"
+// Selective disclosure: the exchange (requests, bundles, recipient keys), the holder's proofs and the verifier of §5.3.
+export * from "./disclosure/index.ts"

@@ -15,6 +15,8 @@ import { Time } from "../components/Time.tsx"
 import { TxLink } from "../components/TxLink.tsx"
 import { Link, navigate } from "../router/Router.tsx"
 import { sealingOps } from "../sealing/Sealing.tsx"
+import { AnswerRequest } from "../disclosure/AnswerRequest.tsx"
+import { useSession } from "../session/Session.tsx"
 import { Amounts, type BatchAmounts, useBatchAmounts } from "./BatchAmounts.tsx"
 import { Pay } from "./BatchPay.tsx"
 
@@ -231,7 +233,13 @@ const AddPayouts = ({ batch, present, me }: { readonly batch: Batch; readonly pr
   )
 }
 
-const PayoutRow = ({ payout, batch, name, me }: { readonly payout: Payout; readonly batch: Batch; readonly name: string; readonly me: Me }) => {
+const PayoutRow = ({ payout, batch, name, me, onDisclose }: {
+  readonly payout: Payout
+  readonly batch: Batch
+  readonly name: string
+  readonly me: Me
+  readonly onDisclose?: (hash: string) => void
+}) => {
   const write = permissionsOf(me)("batches:write")
   const { removePayout, cancelPayout } = useBatchControls(batch.id)
   const unsent = payout.status === "draft" || payout.status === "ready"
@@ -244,6 +252,9 @@ const PayoutRow = ({ payout, batch, name, me }: { readonly payout: Payout; reado
           onNone: () => <span className="muted">not sent</span>,
           onSome: (hash) => <TxLink hash={hash} />
         })}
+        {payout.status === "settled" && onDisclose !== undefined && Option.isSome(payout.hash)
+          ? <> <Button variant="tertiary" size="sm" onClick={() => onDisclose(Option.getOrThrow(payout.hash))}>Disclose this payout</Button></>
+          : null}
         {Option.match(payout.error, { onNone: () => null, onSome: (e) => <span className="action__error"> {e}</span> })}
       </td>
       <td data-label="Updated"><Time at={payout.updatedAt} /></td>
@@ -260,6 +271,20 @@ const PayoutRow = ({ payout, batch, name, me }: { readonly payout: Payout; reado
   )
 }
 
+/** D-sender (issue 37): the paying wallet proves one payout's amount to the recipient whose request it opens. */
+const DisclosePayout = ({ hash, me }: { readonly hash: string; readonly me: Me }) => {
+  const { session } = useSession()
+  return (
+    <Section title="Disclose this payout" id="disclose-payout">
+      <p className="muted">
+        Open the request the recipient (a bank, an auditor) sent: the payout of transaction <code title={hash}>{short(hash)}</code> is
+        selected, and the proof is made in this browser with the keys of the wallet that paid it.
+      </p>
+      {session === undefined ? null : <AnswerRequest key={hash} account={me.sub} session={session.token} focus={hash} />}
+    </Section>
+  )
+}
+
 const BatchView = ({ id, me }: { readonly id: BatchId; readonly me: Me }) => {
   const [poll, setPoll] = useState<number | false>(false)
   const batch = useBatch(id, poll)
@@ -267,6 +292,7 @@ const BatchView = ({ id, me }: { readonly id: BatchId; readonly me: Me }) => {
   const names = useContractorNames(payouts.data?.pages.map((page) => page.items.map((p) => p.contractorId)) ?? [])
   const delay = usePollDelay(batch.data, batch.dataUpdatedAt)
   const amounts = useBatchAmounts(id, me, poll)
+  const [disclosing, setDisclosing] = useState<string>()
   useEffect(() => setPoll(delay), [delay])
   if (batch.isPending) return <Page title="Batch"><Loading what="the batch" /></Page>
   if (batch.isError) return <Page title="Batch"><ErrorNote what="load the batch" error={batch.error}><p><Link to="/batches">Back to batches</Link></p></ErrorNote></Page>
@@ -297,12 +323,15 @@ const BatchView = ({ id, me }: { readonly id: BatchId; readonly me: Me }) => {
                 </tr>
               </thead>
               <tbody>
-                {items.map((p) => <PayoutRow key={p.id} payout={p} batch={b} name={nameOf(p.contractorId)} me={me} />)}
+                {items.map((p) => (
+                  <PayoutRow key={p.id} payout={p} batch={b} name={nameOf(p.contractorId)} me={me} {...(me.method === "sep10" ? { onDisclose: setDisclosing } : {})} />
+                ))}
               </tbody>
             </table>
           )}
         {payouts.hasNextPage ? <Button variant="tertiary" size="md" onClick={() => void payouts.fetchNextPage()}>Load more payouts</Button> : null}
       </Section>
+      {disclosing === undefined ? null : <DisclosePayout hash={disclosing} me={me} />}
     </Page>
   )
 }

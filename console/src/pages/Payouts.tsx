@@ -13,6 +13,7 @@ import type { Unlocked } from "../confidential/Received.ts"
 import { type Reconciled, reconcile } from "../confidential/ReceivedTotals.ts"
 import { type ReadStage, useReceived } from "../confidential/useReceived.ts"
 import { WithdrawForm } from "../confidential/WithdrawForm.tsx"
+import { AnswerRequest } from "../disclosure/AnswerRequest.tsx"
 import { formatAmount } from "../lib/Amount.ts"
 import { useSession } from "../session/Session.tsx"
 
@@ -135,6 +136,17 @@ const Others = ({ reconciled }: { readonly reconciled: Reconciled }) =>
     </Section>
   )
 
+/** A bank, a tax office or an auditor asked for a payout, or a total, proven to them alone (issue 37). */
+const Disclose = ({ account, session }: { readonly account: string; readonly session: string }) => (
+  <Section title="Answer a disclosure request" id="disclose-title">
+    <p className="muted">
+      Open the request a recipient sent you: the payouts it asks about are selected, the proof is made in this browser, and you
+      send the downloaded bundle. They learn that amount (or total) and nothing else.
+    </p>
+    <AnswerRequest account={account} session={session} />
+  </Section>
+)
+
 /**
  * The contractor portal: what each organization paid them, where to see it on the ledger, and — once they ask, in
  * their browser only — each amount, the totals per organization and month, and a withdrawal to their USDC balance.
@@ -195,6 +207,7 @@ export const Payouts = () => {
           </Section>
         )}
       {reconciled === undefined ? null : <Others reconciled={reconciled} />}
+      {items.length > 0 && me.data?.method === "sep10" && session !== undefined ? <Disclose account={me.data.sub} session={session.token} /> : null}
     </Page>
   )
 }

@@ -3,7 +3,7 @@
 // the prover only when it calls startProver. Browser-safe: no node:*.
 import { Data } from "effect"
 import { CrsMissing, ProofFailed, VersionMismatch } from "../Errors.ts"
-import type { CircuitName } from "../proving/Artifacts.ts"
+import type { AnyCircuitName } from "../proving/Artifacts.ts"
 import { CrsRefused } from "../proving/ProvingErrors.ts"
 import type { Proved, ProverRequest, ProverResponse, ProverSetup, Ready, Stage, WireError } from "./ProverProtocol.ts"
 
@@ -17,7 +17,7 @@ export type ProverError = ProofFailed | CrsMissing | CrsRefused | VersionMismatc
 
 export interface ProgressEvent {
   readonly request: ProverRequest["kind"]
-  readonly circuit?: CircuitName
+  readonly circuit?: string
   readonly stage: Stage
 }
 
@@ -43,9 +43,11 @@ export interface ProverClientOptions {
 export interface ProverClient {
   /** Resolves once the worker has its circuits, its checked CRS and bb.js running. */
   readonly ready: Promise<Ready>
-  readonly prove: (circuit: CircuitName, inputs: Extract<ProverRequest, { kind: "prove" }>["inputs"]) => Promise<Proved>
+  readonly prove: (circuit: AnyCircuitName, inputs: Extract<ProverRequest, { kind: "prove" }>["inputs"]) => Promise<Proved>
   /** bb's binary verification key (VK_BINARY_BYTES). */
-  readonly verificationKey: (circuit: CircuitName) => Promise<Uint8Array>
+  readonly verificationKey: (circuit: AnyCircuitName) => Promise<Uint8Array>
+  /** Whether `proof` verifies under `key` (bb's binary form); `circuit` only labels a failure. */
+  readonly verify: (circuit: string, proof: { readonly proof: Uint8Array; readonly publicInputs: Uint8Array }, key: Uint8Array) => Promise<boolean>
   /** Terminates the worker: every pending request rejects with ProverStopped "Cancelled", and so does any later one. */
   readonly cancel: () => void
 }
@@ -69,7 +71,7 @@ const pageWorker = (url: string | URL): WorkerLike =>
 
 interface Pending {
   readonly request: ProverRequest["kind"]
-  readonly circuit?: CircuitName
+  readonly circuit?: string
   readonly settle: (response: ProverResponse) => void
   readonly reject: (error: ProverError) => void
 }
@@ -128,6 +130,8 @@ export const startProver = (options: ProverClientOptions): ProverClient => {
   return {
     ready,
     prove: (circuit, inputs) => request({ id: nextId++, kind: "prove", circuit, inputs }, (r) => (r.kind === "proved" ? r.proved : undefined)),
+    verify: (circuit, { proof, publicInputs }, key) =>
+      request({ id: nextId++, kind: "verify", circuit, proof, publicInputs, key }, (r) => (r.kind === "verified" ? r.ok : undefined)),
     verificationKey: (circuit) =>
       request({ id: nextId++, kind: "verificationKey", circuit }, (r) => (r.kind === "verificationKey" ? r.key : undefined)),
     cancel: () => stop(new ProverStopped({ reason: "Cancelled", message: "the prover was cancelled" }))

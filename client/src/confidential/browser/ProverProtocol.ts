@@ -2,7 +2,8 @@
 // every request carries an id, every answer names the id it answers (progress events too), and the bytes a proof or
 // key comes back as travel as transferred ArrayBuffers. Browser-safe: types only, no node:*.
 import type { InputMap } from "@noir-lang/noir_js"
-import type { CircuitArtifact, CircuitName, Manifest } from "../proving/Artifacts.ts"
+import type { DisclosureCircuitName, DisclosureManifest } from "../disclosure/DisclosureCircuits.ts"
+import type { AnyCircuitName, CircuitArtifact, CircuitName, Manifest } from "../proving/Artifacts.ts"
 import type { CrsRefused } from "../proving/Crs.ts"
 
 /** A value given in the message, or a URL (same origin) the worker fetches it from. */
@@ -16,6 +17,11 @@ export interface ProverSetup {
   readonly manifest: Source<Manifest>
   /** The circuits this worker will prove, each checked against the manifest before use. */
   readonly circuits: Partial<Record<CircuitName, Source<CircuitArtifact>>>
+  /** The selective-disclosure circuits (client/circuits/disclosure), pinned by their own manifest. */
+  readonly disclosure?: {
+    readonly manifest: Source<DisclosureManifest>
+    readonly circuits: Partial<Record<DisclosureCircuitName, Source<CircuitArtifact>>>
+  }
   /** bn254_g1.dat and bn254_g2.dat: the worker fetches and checks them (fetchCrs); bb never downloads one. */
   readonly crs: { readonly g1: string; readonly g2: string }
   /**
@@ -30,15 +36,17 @@ export type Stage = "loading-circuits" | "loading-crs" | "starting-prover" | "ve
 
 export type ProverRequest =
   | { readonly id: number; readonly kind: "setup"; readonly setup: ProverSetup }
-  | { readonly id: number; readonly kind: "prove"; readonly circuit: CircuitName; readonly inputs: InputMap }
-  | { readonly id: number; readonly kind: "verificationKey"; readonly circuit: CircuitName }
+  | { readonly id: number; readonly kind: "prove"; readonly circuit: AnyCircuitName; readonly inputs: InputMap }
+  | { readonly id: number; readonly kind: "verificationKey"; readonly circuit: AnyCircuitName }
+  /** A proof against a key the page holds (a disclosure verifier's committed key): no circuit needed. */
+  | { readonly id: number; readonly kind: "verify"; readonly circuit: string; readonly proof: Uint8Array; readonly publicInputs: Uint8Array; readonly key: Uint8Array }
 
 export interface Ready {
   /** The threads bb runs on. */
   readonly threads: number
   readonly crossOriginIsolated: boolean
   readonly crs: { readonly points: number }
-  readonly circuits: ReadonlyArray<CircuitName>
+  readonly circuits: ReadonlyArray<AnyCircuitName>
   /** Setup's wall time in the worker (circuits, CRS fetch and check, bb's start). */
   readonly ms: number
 }
@@ -66,6 +74,7 @@ export type ProverResponse =
   | { readonly id: number; readonly kind: "ready"; readonly ready: Ready }
   | { readonly id: number; readonly kind: "proved"; readonly proved: Proved }
   | { readonly id: number; readonly kind: "verificationKey"; readonly key: Uint8Array }
+  | { readonly id: number; readonly kind: "verified"; readonly ok: boolean; readonly ms: number }
   | { readonly id: number; readonly kind: "failed"; readonly error: WireError }
 
 /** The buffers of an answer, to transfer instead of copy. */

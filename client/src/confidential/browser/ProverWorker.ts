@@ -6,7 +6,8 @@ import * as acvm from "@noir-lang/acvm_js"
 import * as noirc from "@noir-lang/noirc_abi"
 import { Cause, Effect, Exit, Option, Scope } from "effect"
 import { type CrsMissing, ProofFailed, VersionMismatch } from "../Errors.ts"
-import { type CircuitArtifact, type CircuitName, type LoadedCircuit, loadCircuit, type Manifest } from "../proving/Artifacts.ts"
+import type { DisclosureManifest } from "../disclosure/DisclosureCircuits.ts"
+import { type AnyCircuitName, type CircuitArtifact, type CircuitName, type LoadedCircuit, loadCircuit, type Manifest } from "../proving/Artifacts.ts"
 import { fetchCrs } from "../proving/Crs.ts"
 import { makeProver, type Prover } from "../proving/Prover.ts"
 import type { CrsRefused } from "../proving/ProvingErrors.ts"
@@ -35,8 +36,8 @@ type Failure = ProofFailed | VersionMismatch | CrsMissing | CrsRefused
 
 interface Loaded {
   readonly prover: Prover
-  readonly circuits: ReadonlyMap<CircuitName, LoadedCircuit>
-  readonly keyed: Set<CircuitName>
+  readonly circuits: ReadonlyMap<AnyCircuitName, LoadedCircuit>
+  readonly keyed: Set<AnyCircuitName>
   readonly ready: Ready
 }
 
@@ -81,11 +82,18 @@ const setUp = (id: number, setup: ProverSetup) =>
     const started = performance.now()
     progress(id, "loading-circuits")
     const manifest = yield* fetchJson<Manifest>(setup.manifest, "the circuit manifest", missing("circuit manifest"))
-    const circuits = new Map<CircuitName, LoadedCircuit>()
+    const circuits = new Map<AnyCircuitName, LoadedCircuit>()
     // Object.entries widens the keys to string; they are ProverSetup's CircuitName keys.
     for (const [name, source] of Object.entries(setup.circuits) as Array<[CircuitName, Source<CircuitArtifact>]>) {
       const artifact = yield* fetchJson<CircuitArtifact>(source, `the ${name} circuit`, missing(`circuit ${name}`))
       circuits.set(name, yield* loadCircuit(name, artifact, manifest))
+    }
+    if (setup.disclosure !== undefined) {
+      const pins = yield* fetchJson<DisclosureManifest>(setup.disclosure.manifest, "the disclosure manifest", missing("disclosure manifest"))
+      for (const [name, source] of Object.entries(setup.disclosure.circuits) as Array<[AnyCircuitName, Source<CircuitArtifact>]>) {
+        const artifact = yield* fetchJson<CircuitArtifact>(source, `the ${name} circuit`, missing(`circuit ${name}`))
+        circuits.set(name, yield* loadCircuit(name, artifact, pins))
+      }
     }
     progress(id, "loading-crs")
     const crs = yield* fetchCrs(setup.crs)
@@ -102,12 +110,12 @@ const setUp = (id: number, setup: ProverSetup) =>
       circuits: [...circuits.keys()],
       ms: Math.round(performance.now() - started)
     }
-    return { prover, circuits, keyed: new Set<CircuitName>(), ready } satisfies Loaded
+    return { prover, circuits, keyed: new Set<AnyCircuitName>(), ready } satisfies Loaded
   })
 
 const notSetUp = (circuit: string) => new ProofFailed({ circuit, message: "the prover worker was not set up (or its setup failed)" })
 
-const withLoaded = <A>(circuit: CircuitName, use: (loaded: Loaded, target: LoadedCircuit) => Effect.Effect<A, Failure>) =>
+const withLoaded = <A>(circuit: AnyCircuitName, use: (loaded: Loaded, target: LoadedCircuit) => Effect.Effect<A, Failure>) =>
   Effect.gen(function* () {
     if (loaded === undefined) return yield* notSetUp(circuit)
     const current = loaded
@@ -118,6 +126,18 @@ const withLoaded = <A>(circuit: CircuitName, use: (loaded: Loaded, target: Loade
     return yield* use(exit.value, target)
   })
 
+/** A proof against the page's own key: bb only, no circuit (a disclosure verifier's committed keys). */
+const verifyWithKey = (request: Extract<ProverRequest, { kind: "verify" }>) =>
+  Effect.gen(function* () {
+    if (loaded === undefined) return yield* notSetUp(request.circuit)
+    const current = loaded
+    const exit = yield* Effect.promise(() => current)
+    if (Exit.isFailure(exit) || exit.value.prover.verifyWithKey === undefined) return yield* notSetUp(request.circuit)
+    const started = performance.now()
+    const ok = yield* exit.value.prover.verifyWithKey(request.circuit, { proof: request.proof, publicInputs: request.publicInputs }, request.key)
+    return { ok, ms: Math.round(performance.now() - started) }
+  })
+
 const keyFor = (id: number, { prover, keyed }: Loaded, circuit: LoadedCircuit) =>
   Effect.gen(function* () {
     if (!keyed.has(circuit.name)) progress(id, "verification-key")
@@ -126,7 +146,7 @@ const keyFor = (id: number, { prover, keyed }: Loaded, circuit: LoadedCircuit) =
     return key
   })
 
-const prove = (id: number, circuitName: CircuitName, inputs: Extract<ProverRequest, { kind: "prove" }>["inputs"]) =>
+const prove = (id: number, circuitName: AnyCircuitName, inputs: Extract<ProverRequest, { kind: "prove" }>["inputs"]) =>
   withLoaded(circuitName, (state, circuit) =>
     Effect.gen(function* () {
       const started = performance.now()
@@ -176,6 +196,8 @@ const handle = async (request: ProverRequest): Promise<void> => {
     }
     case "prove":
       return answer(request.id, request.circuit, prove(request.id, request.circuit, request.inputs), (proved) => ({ id: request.id, kind: "proved", proved }))
+    case "verify":
+      return answer(request.id, request.circuit, verifyWithKey(request), ({ ok, ms }) => ({ id: request.id, kind: "verified", ok, ms }))
     case "verificationKey":
       return answer(
         request.id,

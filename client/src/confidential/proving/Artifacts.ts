@@ -5,6 +5,7 @@ import { sha256 } from "@noble/hashes/sha2.js"
 import { bytesToHex } from "@noble/hashes/utils.js"
 import type { CompiledCircuit } from "@noir-lang/noir_js"
 import { Effect } from "effect"
+import type { DisclosureCircuitName, DisclosureManifest, DisclosureManifestCircuit } from "../disclosure/DisclosureCircuits.ts"
 import { VersionMismatch } from "../Errors.ts"
 
 export const CIRCUITS = ["register", "transfer", "withdraw", "set_spender", "spender_transfer", "revoke_spender"] as const
@@ -98,27 +99,36 @@ export const compiledCircuit = (artifact: CircuitArtifact): CompiledCircuit => (
   file_map: {}
 })
 
+/** The token's circuits (OZ's) and the selective-disclosure circuits (this project's, client/circuits/disclosure). */
+export type AnyCircuitName = CircuitName | DisclosureCircuitName
+
 /** A circuit whose ACIR is the one the manifest pins, ready for the prover. */
 export interface LoadedCircuit {
-  readonly name: CircuitName
+  readonly name: AnyCircuitName
   readonly artifact: CircuitArtifact
   readonly acir: Uint8Array
-  readonly pinned: ManifestCircuit
+  readonly pinned: ManifestCircuit | DisclosureManifestCircuit
 }
+
+/** Either manifest: OZ's circuits' (`commit`) or the disclosure circuits' (`sources`). */
+export type AnyManifest = Manifest | DisclosureManifest
+
+const manifestName = (manifest: AnyManifest) => ("commit" in manifest ? manifest.commit : manifest.sources)
 
 /** Checks an artifact against the manifest by the sha256 of its ACIR; a different ACIR proves a different statement. */
 export const loadCircuit = Effect.fn("Confidential.loadCircuit")(function* (
-  name: CircuitName,
+  name: AnyCircuitName,
   artifact: CircuitArtifact,
-  manifest: Manifest
+  manifest: AnyManifest
 ) {
-  const pinned = manifest.circuits[name]
+  const version = manifestName(manifest)
+  const pinned: ManifestCircuit | DisclosureManifestCircuit | undefined = (manifest.circuits as Readonly<Record<string, ManifestCircuit | DisclosureManifestCircuit | undefined>>)[name]
   if (pinned === undefined) {
     return yield* new VersionMismatch({
       subject: `circuit ${name}`,
-      expected: `an entry in the manifest of ${manifest.commit}`,
+      expected: `an entry in the manifest of ${version}`,
       actual: "none",
-      message: `the circuit manifest of ${manifest.commit} has no ${name}`
+      message: `the circuit manifest of ${version} has no ${name}`
     })
   }
   const acir = yield* Effect.tryPromise({
@@ -137,7 +147,7 @@ export const loadCircuit = Effect.fn("Confidential.loadCircuit")(function* (
       subject: `circuit ${name}`,
       expected: pinned.acirSha256,
       actual,
-      message: `the ${name} artifact is not the ACIR ${manifest.compiler} built from ${manifest.commit}`
+      message: `the ${name} artifact is not the ACIR ${manifest.compiler} built from ${version}`
     })
   }
   return { name, artifact, acir, pinned } satisfies LoadedCircuit

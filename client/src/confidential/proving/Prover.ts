@@ -47,6 +47,12 @@ export interface Prover {
   /** `prove` after `execute`: the compressed witness stack `execute` gave (a caller that reports the two steps apart). */
   readonly proveWitness: (circuit: LoadedCircuit, witness: Uint8Array) => Effect.Effect<Proof, ProofFailed | CrsMissing>
   readonly verify: (circuit: LoadedCircuit, proof: Proof) => Effect.Effect<boolean, ProofFailed | CrsMissing>
+  /**
+   * `proof` against a binary key the caller holds (a committed key, not one computed from an ACIR): a verifier that
+   * trusts its key set (SELECTIVE_DISCLOSURE.md §5) needs no circuit. `name` only labels a failure. Optional, so a
+   * stand-in prover (one that only reads) need not have it.
+   */
+  readonly verifyWithKey?: (name: string, proof: Proof, key: Uint8Array) => Effect.Effect<boolean, ProofFailed>
   /** bb's binary key (VK_BINARY_BYTES), keccak flavour, as the Soroban verifier stores it. */
   readonly verificationKey: (circuit: LoadedCircuit) => Effect.Effect<Uint8Array, ProofFailed | CrsMissing>
 }
@@ -139,5 +145,11 @@ export const makeProver = (options: ProverOptions): Effect.Effect<Prover, ProofF
         return yield* call(circuit, "verify", () => api.acirVerifyUltraKeccakHonk(concat(proof.publicInputs, proof.proof), new bb.RawBuffer(vk)))
       }).pipe(Effect.withSpan("Confidential.verify", { attributes: { circuit: circuit.name } }))
 
-    return { execute, prove, proveWitness, verify, verificationKey } satisfies Prover
+    const verifyWithKey = (name: string, proof: Proof, key: Uint8Array) =>
+      lock.withPermits(1)(Effect.tryPromise({
+        try: () => api.acirVerifyUltraKeccakHonk(concat(proof.publicInputs, proof.proof), new bb.RawBuffer(key)),
+        catch: failed(name, "verify")
+      })).pipe(Effect.withSpan("Confidential.verifyWithKey", { attributes: { circuit: name } }))
+
+    return { execute, prove, proveWitness, verify, verifyWithKey, verificationKey } satisfies Prover
   })
