@@ -259,7 +259,7 @@ export const servicesOn = (external: External) => {
 }
 
 /** The JSON-RPC gateway answers a body that is not JSON in JSON-RPC (-32700), as Stellar RPC does. */
-const STELLAR_RPC_ROUTES = new Set(["/stellar-rpc"])
+const STELLAR_RPC_ROUTES = new Set(["/stellar-rpc", "/stellar-rpc/public"])
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive))
 

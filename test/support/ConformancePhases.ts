@@ -93,12 +93,12 @@ export const withDatabaseDown = (run: Run) =>
 /**
  * The sign-in limit, on an instance of its own with AUTH_RATE_LIMIT=5: the public operations' requests prepared,
  * the window used up through POST /auth/privy (a token step: stellar.toml and the challenges do not count), the
- * challenges' own limit (CHALLENGE_RATE_LIMIT=5) and the archive's used up likewise, then every public operation (429
+ * challenges' own limit (CHALLENGE_RATE_LIMIT=5), the archive's and the public Stellar RPC reads' used up likewise, then every public operation (429
  * where it declares it).
  */
 export const pastTheRateLimit = (run: Run) =>
   Effect.gen(function*() {
-    const limitedApp = yield* started(TestAppLive({ AUTH_RATE_LIMIT: "5", ARCHIVE_RATE_LIMIT: "5", CHALLENGE_RATE_LIMIT: "5", ...privyConfig }))
+    const limitedApp = yield* started(TestAppLive({ AUTH_RATE_LIMIT: "5", ARCHIVE_RATE_LIMIT: "5", CHALLENGE_RATE_LIMIT: "5", STELLAR_RPC_RATE_LIMIT: "5", ...privyConfig }))
     const fx = conformanceFixtures(limitedApp)
     const publicOperations = run.document.operations.filter((o) => o.security.length === 0)
     const requests = yield* Effect.forEach(publicOperations, (o) => Effect.map(validOf(run, o, "valid request past the limit", fx), (v) => [o, v] as const))
@@ -127,6 +127,15 @@ export const pastTheRateLimit = (run: Run) =>
       challengesLimited = answer._tag === "Answered" && answer.status === 429
     }
     if (challengeStep !== undefined && !challengesLimited) run.log.setUpFailed("GET /auth/sep10/challenge", "rate limited", "CHALLENGE_RATE_LIMIT=5 was never reached")
+    // The Stellar RPC gateway's reads without a session (STELLAR_RPC_RATE_LIMIT, per client address) likewise.
+    const rpcStep = run.document.operations.find((o) => o.key === "POST /stellar-rpc/public")
+    const rpcRequest = requests.find(([o]) => o.key === "POST /stellar-rpc/public")?.[1]
+    let rpcLimited = false
+    for (let i = 0; i < 10 && rpcStep !== undefined && rpcRequest !== undefined && !rpcLimited; i++) {
+      const answer = yield* run.log.send(limitedApp, rpcStep, "rate limited", probe(rpcStep, rpcRequest, "using up the Stellar RPC limit", [200, 429]))
+      rpcLimited = answer._tag === "Answered" && answer.status === 429
+    }
+    if (rpcStep !== undefined && !rpcLimited) run.log.setUpFailed("POST /stellar-rpc/public", "rate limited", "STELLAR_RPC_RATE_LIMIT=5 was never reached")
     for (const [operation, valid] of requests) {
       if (valid === undefined) continue
       const expected = operation.responses["429"] !== undefined ? 429 : valid.expect
