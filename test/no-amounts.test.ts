@@ -10,15 +10,28 @@
 // request ids, which reach the database, the logs, the exports and the audit trail), the public deposit amount where
 // the archive keeps it, and the amounts where they legitimately are: the sealed document opened by the test, and what
 // each contractor decrypts from the chain.
+//
+// Issue 36 §3: the employer's wallet is registered under the organization's escrow key, and after the batch the
+// auditor's report runs from Node with the client's library (client/src/confidential/audit, reading the service as the
+// console's Auditor's report page does: the escrow keys' envelopes, the payouts, the receipts, the archive). It
+// decrypts both amounts; the service then holds neither them nor the escrow secret k (each form above, planted in the
+// control table too, to show the search finds it).
 import { expect, layer } from "@effect/vitest"
 import { FetchHttpClient } from "@effect/platform"
 import { Keypair, nativeToScVal, rpc, TransactionBuilder } from "@stellar/stellar-sdk"
 import { Console, Effect, Layer, Schedule } from "effect"
+import { auditReport } from "../client/src/confidential/audit/AuditReport.ts"
 import { prepareCall } from "../client/src/confidential/chain/Calls.ts"
 import type { ConfidentialWallet } from "../client/src/confidential/ConfidentialWallet.ts"
 import { fetchAccountEvents } from "../client/src/confidential/state/ArchiveEvents.ts"
+import { makeClient } from "../client/src/Client.ts"
+import { prepareRegistryCall } from "../client/src/escrow/AuditorRegistry.ts"
+import { deriveEscrowKey } from "../client/src/escrow/EscrowKey.ts"
+import { openEscrowSecret, sealEscrowSecret } from "../client/src/escrow/SealedEscrowSecret.ts"
+import { accountHistory, openedReceipts, sentPayouts } from "../client/src/payroll/AuditSources.ts"
 import { openDocument } from "../client/src/sealing/Envelope.ts"
 import { amountToDecimal, deriveSealingKey, openAmounts, SEALED_AMOUNTS_INFO, sealAmounts } from "../client/src/sealing/index.ts"
+import { MemberId } from "../src/Domain/Members.ts"
 import { CreateOrg } from "../src/Domain/Session.ts"
 import { api } from "./support/Api.ts"
 import { call, signIn } from "./support/Client.ts"
@@ -39,6 +52,8 @@ const SECOND = 1_234_567_891n
 const CONTROL = 5_551_234_567n
 /** Public on the chain (a deposit's amount is an argument of the call): the archive may keep it. */
 const DEPOSIT = 9_000_000_000n
+/** The organization's escrow key's auditor id in the loopback's registry. */
+const AUDITOR_ID = 7117
 
 /** Every line the service's logger writes, instead of the console. */
 const lines: Array<string> = []
@@ -124,7 +139,8 @@ const formsOf = (amount: bigint) => {
     base64url: be32.toString("base64url"),
     base64i128: bigEndian(amount, 16).toString("base64"),
     base64minimal: minimalBytes(amount).toString("base64"),
-    xdrI128: nativeToScVal(amount, { type: "i128" }).toXDR("base64")
+    // An escrow secret (up to 2^254) is no i128: its 32 bytes are in the forms above.
+    ...(amount < 1n << 127n ? { xdrI128: nativeToScVal(amount, { type: "i128" }).toXDR("base64") } : {})
   }
 }
 
@@ -204,7 +220,7 @@ const control = formsOf(CONTROL)
 /** The control's forms in one name (at most 200 characters), for a contractor and for the paid batch. */
 const CONTROL_NAME = `Control ${control.decimal} ${control.sevenDecimals} ${control.field} ${control.base64}`
 
-layer(ProvingApp, { timeout: "300 seconds" })("no amount in the service", (it) => {
+layer(ProvingApp, { timeout: "400 seconds" })("no amount in the service", (it) => {
   it.effect("after a batch paid with real proofs, no table, log line, export, audit page or payload holds an amount", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
@@ -233,9 +249,24 @@ layer(ProvingApp, { timeout: "300 seconds" })("no amount in the service", (it) =
         events: ["contractor.ready", "payout.settled", "payout.failed", "batch.completed"]
       })
 
-      // The employer registers its wallet with the token, deposits and merges.
+      // The organization's escrow key: derived from the employer's signature, sealed to the employer, stored, and
+      // registered in the auditor registry by the employer as its operator (the example contract's "manager").
+      const escrow = yield* Effect.promise(() =>
+        deriveEscrowKey({ signer: keypairSigner(employerKey), account: employerKey.publicKey(), organizationId: org.id, version: 1 }))
+      const escrowEnvelope = yield* Effect.promise(() =>
+        sealEscrowSecret(escrow, { organizationId: org.id, auditorId: AUDITOR_ID }, [{ memberId, sealingKey: sealingKey.publicKey }]))
+      yield* must(app, "POST", "/org/escrow-keys", session, { auditorId: AUDITOR_ID, point: escrow.pointHex, version: 1, envelope: escrowEnvelope })
+      tokenOf(app).removeAuditorKey(AUDITOR_ID)
+      tokenOf(app).auditors.setOperator(employerKey.publicKey())
+      const registerKey = yield* Effect.promise(() =>
+        prepareRegistryCall(server, app.rpc.networkPassphrase, tokenOf(app).auditorRegistry, sequenceOf(app, employerKey.publicKey()), {
+          fn: "register_key", auditorId: AUDITOR_ID, point: escrow.pointHex, operator: employerKey.publicKey()
+        }))
+      expect(yield* signAndSend(server, registerKey, employerKey)).toBe("SUCCESS")
+
+      // The employer registers its wallet with the token under the escrow key's auditor id, deposits and merges.
       const employer = yield* walletFor(app, employerKey)
-      yield* send(employerKey, { fn: "register", account: employerKey.publicKey(), auditorId: 0, data: yield* employer.proveRegister() })
+      yield* send(employerKey, { fn: "register", account: employerKey.publicKey(), auditorId: AUDITOR_ID, data: yield* employer.proveRegister() })
       tokenOf(app).mintUnderlying(employerKey.publicKey(), 10_000_000_000n)
       yield* send(employerKey, { fn: "deposit", from: employerKey.publicKey(), to: employerKey.publicKey(), amount: DEPOSIT })
       yield* send(employerKey, { fn: "merge", account: employerKey.publicKey() })
@@ -336,6 +367,26 @@ layer(ProvingApp, { timeout: "300 seconds" })("no amount in the service", (it) =
         { kind: "held by the test", name: "the sealed document, opened", text: Buffer.from(plaintext).toString("utf8") },
         { kind: "held by the test", name: "what the contractors decrypt", text: received.join("\n") }
       ]
+      // The auditor's report, from Node with the client's library, reading only what the service already serves.
+      const client = yield* makeClient(app.url, session)
+      const { keys } = yield* client.escrow.list()
+      expect(keys.map((k) => [k.auditorId, k.point])).toEqual([[AUDITOR_ID, escrow.pointHex]])
+      const escrowOpened = yield* Effect.promise(() =>
+        openEscrowSecret(keys[0]!.envelope, { organizationId: org.id, auditorId: AUDITOR_ID, version: 1, point: escrow.pointHex }, { memberId, keyPair: sealingKey }))
+      const sent = yield* sentPayouts(client)
+      const history = yield* accountHistory(app.url, CONFIDENTIAL_TOKEN, employerKey.publicKey())
+      const report = auditReport({
+        events: history.events,
+        auditorSecret: escrowOpened.secret,
+        wallets: [employerKey.publicKey()],
+        period: { from: new Date(Date.now() - 86_400_000), to: new Date(Date.now() + 86_400_000) },
+        payouts: sent,
+        receipts: (yield* openedReceipts(client, { orgId: org.id, account: employerKey.publicKey(), memberId: MemberId.make(memberId), keyPair: sealingKey }, sent)).receipts
+      })
+      expect(report.rows.filter((r) => r.kind === "transfer").map((r) => [r.amount, r.match.kind === "payout" ? r.match.payoutId : r.match.kind, r.continuity?.status]))
+        .toEqual(payouts.map((p) => [p.amount, p.id, "continuous"]))
+      expect(report.checks).toMatchObject({ breaks: 0, undecryptable: 0 })
+
       // The batch's last webhook (batch.completed) has been delivered before anything is read.
       const delivered = yield* Effect.sync(() => receiver.received.some((r) => r.body.includes("batch.completed"))).pipe(
         Effect.filterOrFail((yes) => yes, () => "not yet" as const),
@@ -382,7 +433,7 @@ layer(ProvingApp, { timeout: "300 seconds" })("no amount in the service", (it) =
       // The control table: every form of the paid amounts (and the control's), read by the same query as the
       // service's tables. Made after the service's tables were read, and read on its own.
       yield* psql(app, `CREATE TABLE ${CONTROL_TABLE} (value text, form text, planted text)`).pipe(Effect.orDie)
-      for (const [value, amount] of [["first", FIRST], ["second", SECOND], ["control", CONTROL]] as const) {
+      for (const [value, amount] of [["first", FIRST], ["second", SECOND], ["control", CONTROL], ["escrow secret", escrow.secret]] as const) {
         for (const [form, text] of Object.entries(formsOf(amount))) {
           yield* psql(app, `INSERT INTO ${CONTROL_TABLE} VALUES ($1, $2, $3)`, [value, form, `{"amount": ${text}}`]).pipe(Effect.orDie)
         }
@@ -390,7 +441,7 @@ layer(ProvingApp, { timeout: "300 seconds" })("no amount in the service", (it) =
       const controlTable = (yield* databaseSources(app)).filter((s) => s.name === `public.${CONTROL_TABLE}`)
       expect(controlTable).toHaveLength(1)
 
-      const paid = [...needlesOf("first", FIRST), ...needlesOf("second", SECOND)]
+      const paid = [...needlesOf("first", FIRST), ...needlesOf("second", SECOND), ...needlesOf("escrow secret", escrow.secret)]
       const planted = needlesOf("control", CONTROL)
       const deposit = needlesOf("deposit", DEPOSIT)
 
@@ -416,7 +467,7 @@ layer(ProvingApp, { timeout: "300 seconds" })("no amount in the service", (it) =
       }
       expect(controlHits.some((h) => h.name.startsWith("GET /audit page"))).toBe(true)
 
-      // The verdict: no form of either paid amount anywhere the service keeps or hands out anything.
+      // The verdict: no form of either paid amount, nor of the escrow secret, anywhere the service keeps or hands out anything.
       const leaks = search(paid, service)
       expect(leaks).toEqual([])
 
@@ -434,5 +485,5 @@ layer(ProvingApp, { timeout: "300 seconds" })("no amount in the service", (it) =
         `[no-amounts figures] searched ${service.length} sources for ${paid.length} needles: ${leaks.length} hits; control value found in ${new Set(controlHits.map((h) => h.name)).size} sources; deposit (public) in ${[...new Set(depositHits.map((h) => `${h.name} (${h.form})`))].join(", ") || "none"}`
       ]
       for (const line of figures) console.log(line)
-    }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer)), 300_000)
+    }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer)), 400_000)
 })

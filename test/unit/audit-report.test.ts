@@ -314,6 +314,13 @@ describe("reportCsv and reportJson", () => {
     expect(months.map((m) => m["month"])).toEqual(r.months.map((m) => m.month))
   })
 
+  it("keeps a broken chain's negative expected balance a number, and other cells starting with '-' inert", () => {
+    const row = r.rows.find((x) => x.kind === "transfer")!
+    const broken = { ...row, continuity: { status: "breaks" as const, expected: -5_0000001n }, counterparty: "-2+3" }
+    const [record] = parse(reportCsv({ ...r, rows: [broken] }).operations, { columns: true }) as Array<Record<string, string>>
+    expect([record!["expected_balance"], record!["counterparty"]]).toEqual(["-5.0000001", "'-2+3"])
+  })
+
   it("formats units exactly, negative included", () => {
     expect([formatUnits(0n), formatUnits(1n), formatUnits(12_3456789n), formatUnits(-5_0000001n)]).toEqual(["0.0000000", "0.0000001", "12.3456789", "-5.0000001"])
   })

@@ -1,31 +1,47 @@
 import type { MonthTotal } from "@confidential-payroll/client/confidential"
 import { formatAmount } from "../lib/Amount.ts"
 
-const WIDTH = 560
-const BAR_AREA = 160
+// Each month a slot of fixed size: a period of one month is one bar, not a bar the width of the page; a long period
+// shrinks to the page's width (max-width in styles.css), its proportions kept.
+const SLOT = 96
+const BAR = 48
+const BAR_AREA = 140
+const TOP = 18
 const LABEL = 20
 
-/** The period's months as bars of what was paid out (payouts and other transfers): an SVG, its numbers as its title. */
+// The legend's swatches (styles.css) repeat these two colours.
+const PAYOUTS = "#3e1bdb"
+const OTHER = "#a78bfa"
+
+/** The period's months as bars of what was paid out (payouts and other transfers), each with its total above it. */
 export const MonthChart = ({ months }: { readonly months: ReadonlyArray<MonthTotal> }) => {
   const paid = months.map((m) => m.payouts.total + m.otherTransfers.total)
   const top = paid.reduce((a, b) => (b > a ? b : a), 1n)
-  const slot = months.length === 0 ? WIDTH : WIDTH / months.length
+  const width = Math.max(1, months.length) * SLOT
+  const height = TOP + BAR_AREA + LABEL
   return (
-    <svg role="img" aria-labelledby="month-chart-title" viewBox={`0 0 ${WIDTH} ${BAR_AREA + LABEL}`} className="month-chart" width="100%">
-      <title id="month-chart-title">{months.map((m, i) => `${m.month}: ${formatAmount(paid[i]!)}`).join("; ") || "No months"}</title>
-      {months.map((m, i) => {
-        const payouts = Number((m.payouts.total * BigInt(BAR_AREA)) / top)
-        const other = Number((m.otherTransfers.total * BigInt(BAR_AREA)) / top)
-        const x = i * slot + slot * 0.2
-        const w = slot * 0.6
-        return (
-          <g key={m.month}>
-            <rect x={x} y={BAR_AREA - payouts} width={w} height={payouts} fill="#3e1bdb" />
-            <rect x={x} y={BAR_AREA - payouts - other} width={w} height={other} fill="#c4b5fd" />
-            <text x={x + w / 2} y={BAR_AREA + 14} textAnchor="middle" fontSize="11">{m.month}</text>
-          </g>
-        )
-      })}
-    </svg>
+    <figure className="month-chart">
+      <svg role="img" aria-labelledby="month-chart-title" viewBox={`0 0 ${width} ${height}`} width={width} height={height}>
+        <title id="month-chart-title">{months.map((m, i) => `${m.month}: ${formatAmount(paid[i]!)} paid out`).join("; ") || "No months"}</title>
+        {months.map((m, i) => {
+          const payouts = Number((m.payouts.total * BigInt(BAR_AREA)) / top)
+          const other = Number((m.otherTransfers.total * BigInt(BAR_AREA)) / top)
+          const x = i * SLOT + (SLOT - BAR) / 2
+          const base = TOP + BAR_AREA
+          return (
+            <g key={m.month}>
+              <rect x={x} y={base - payouts} width={BAR} height={payouts} fill={PAYOUTS} />
+              <rect x={x} y={base - payouts - other} width={BAR} height={other} fill={OTHER} />
+              <text x={x + BAR / 2} y={base - payouts - other - 5} textAnchor="middle" fontSize="11">{formatAmount(paid[i]!)}</text>
+              <text x={x + BAR / 2} y={base + 15} textAnchor="middle" fontSize="12">{m.month}</text>
+            </g>
+          )
+        })}
+      </svg>
+      <figcaption className="month-chart__legend">
+        <span><i className="month-chart__swatch month-chart__swatch--payouts" aria-hidden="true" />Payouts</span>
+        <span><i className="month-chart__swatch month-chart__swatch--other" aria-hidden="true" />Other transfers</span>
+      </figcaption>
+    </figure>
   )
 }

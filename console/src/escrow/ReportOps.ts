@@ -11,7 +11,7 @@ import {
   reportCsv,
   reportJson
 } from "@confidential-payroll/client/confidential"
-import { openEscrowSecret } from "@confidential-payroll/client/escrow"
+import { openEscrowSecret, readAuditorKey } from "@confidential-payroll/client/escrow"
 import { openReceipt } from "@confidential-payroll/client/sealing"
 import { DateTime, Option } from "effect"
 import { clientFor, type PayrollClient, run } from "../api/Client.ts"
@@ -89,12 +89,16 @@ export interface BuiltReport {
   readonly report: AuditReport
   readonly csv: ReturnType<typeof reportCsv>
   readonly json: string
+  /** Whether the auditor registry holds the organization's current escrow key under its id (`get_key`). */
+  readonly registryHoldsCurrentKey: boolean | undefined
+  /** How many of the organization's escrow keys are sealed to other members only (their events stay unopened). */
+  readonly keysNotSealedToYou: number
 }
 
 /** The report of `wallets` over [from, to), every escrow key the member holds an entry of opened for it. */
 export const buildReport = async (session: string, unlocked: Unlocked, wallets: ReadonlyArray<string>, period: { readonly from: Date; readonly to: Date }): Promise<BuiltReport> => {
   const client = clientFor(session)
-  const { deployment } = await chainOf(session)
+  const { server, deployment } = await chainOf(session)
   const { keys } = await run(client.escrow.list())
   const mine = keys.filter((k) => k.envelope.recipients.some((r) => r.memberId === unlocked.memberId))
   if (mine.length === 0) throw new Error("The escrow key is not sealed to you yet: ask a member who holds it to share it (Escrow key page).")
@@ -111,7 +115,15 @@ export const buildReport = async (session: string, unlocked: Unlocked, wallets: 
     Promise.all(wallets.map((w) => walletEvents(client, deployment.contract, w))).then((lists) => lists.flat()),
     openedReceipts(client, unlocked, payouts)
   ])
+  const current = keys.find((k) => k.current)
+  const registered = current === undefined ? undefined : await readAuditorKey(server, deployment.networkPassphrase, deployment.auditorRegistry, current.auditorId)
   const report = auditReport({ events, auditorSecrets, wallets, period, payouts, receipts })
-  return { report, csv: reportCsv(report), json: JSON.stringify(reportJson(report), null, 2) }
+  return {
+    report,
+    csv: reportCsv(report),
+    json: JSON.stringify(reportJson(report), null, 2),
+    registryHoldsCurrentKey: current === undefined ? undefined : registered === current.point,
+    keysNotSealedToYou: keys.length - mine.length
+  }
 }
 

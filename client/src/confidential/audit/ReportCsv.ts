@@ -11,11 +11,14 @@ import type { AuditReport, AuditRow, Sum } from "./ReportModel.ts"
 
 type Cell = string | number | undefined
 
-/** OWASP "CSV Injection": a cell a spreadsheet would run as a formula gets a leading `'`; then RFC 4180 quoting. */
+/**
+ * OWASP "CSV Injection": a cell a spreadsheet would run as a formula gets a leading `'`; then RFC 4180 quoting. A
+ * negative decimal (a broken chain's expected balance) is no formula, and stays a number for the accountant.
+ */
 const csvCell = (value: Cell): string => {
   if (value === undefined) return ""
   const text = String(value)
-  const inert = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text
+  const inert = /^[=+\-@\t\r]/.test(text) && !/^-\d+(\.\d+)?$/.test(text) ? `'${text}` : text
   return /[",\r\n]/.test(inert) ? `"${inert.replaceAll("\"", "\"\"")}"` : inert
 }
 
