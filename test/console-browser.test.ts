@@ -118,7 +118,7 @@ layer(Layer.mergeAll(TestAppLive(CONFIG), ChromiumLive), { timeout: 300_000, exc
         await page.keyboard.press("Enter")
         await heading(page, "What needs you now")
         await page.getByText("Acme Payroll").first().waitFor()
-        expect(await page.getByRole("link", { name: "Audit" }).count()).toBe(1)
+        expect(await page.getByRole("link", { name: "Audit", exact: true }).count()).toBe(1)
         await inspect(owner, "home")
         expect(await page.evaluate("localStorage.length")).toBe(0)
         state.ownerToken = await sessionToken(page)
@@ -352,7 +352,7 @@ layer(Layer.mergeAll(TestAppLive(CONFIG), ChromiumLive), { timeout: 300_000, exc
       const owner = state.owner!
       yield* Effect.promise(async () => {
         const { page } = owner
-        await page.getByRole("link", { name: "Audit" }).click()
+        await page.getByRole("link", { name: "Audit", exact: true }).click()
         await heading(page, "Audit trail")
         const entries = page.getByRole("region", { name: "Entries" })
         for (const action of ["batch.approved", "batch.rejected", "batch.paused", "batch.resumed"]) {
