@@ -15,7 +15,7 @@ layer(TestAppLive())("payroll CLI: sign-in and reading", (it) => {
   it.effect("--help on every command, exit 0", () =>
     Effect.gen(function*() {
       const { run } = cliUser("http://127.0.0.1:1")
-      for (const args of [["--help"], ["batches", "pay", "--help"], ["contractors", "withdraw", "--help"], ["escrow", "rotate", "--help"], ["audit", "report", "--help"]]) {
+      for (const args of [["--help"], ["batches", "pay", "--help"], ["contractors", "withdraw", "--help"], ["escrow", "rotate", "--help"], ["audit", "report", "--help"], ["recipient", "request", "--help"], ["disclose", "--help"], ["verify", "--help"]]) {
         const r = yield* run(args)
         expect(r.code, args.join(" ")).toBe(0)
         expect(r.stdout).toContain("USAGE")

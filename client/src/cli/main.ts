@@ -8,14 +8,17 @@ import { audit } from "./Audit.ts"
 import { login, logout, whoami } from "./Auth.ts"
 import { batches } from "./Batches.ts"
 import { contractors } from "./Contractors.ts"
+import { disclose } from "./Disclose.ts"
 import { CliEnvironment } from "./Environment.ts"
 import { escrow } from "./Escrow.ts"
+import { recipient } from "./Recipient.ts"
 import { classify, EXIT } from "./Failure.ts"
 import { treasury } from "./Treasury.ts"
+import { verify } from "./Verify.ts"
 
 const root = Command.make("payroll").pipe(
   Command.withDescription("The payroll command-line client: sign in with your wallet's key, pay batches, read and withdraw payouts, audit"),
-  Command.withSubcommands([login, logout, whoami, treasury, batches, contractors, escrow, audit])
+  Command.withSubcommands([login, logout, whoami, treasury, batches, contractors, escrow, audit, disclose, recipient, verify])
 )
 
 const cli = Command.run(root, { name: "payroll", version: "1.0.0" })
