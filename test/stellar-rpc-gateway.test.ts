@@ -187,7 +187,7 @@ layer(TestAppLive(settings, { ledgerIntervalMs: 50 }), { timeout: 120_000 })("PO
       app.rpc.resetCalls()
       const sent = yield* thrown(() => server.sendTransaction(tx))
       expect(sent).toMatchObject({ code: -32601, message: "method not found" })
-      for (const method of ["sendTransaction", "getEvents", "getFeeStats", "getLedgers", "getTransactions", "getVersionInfo", "rpc.discover", ""]) {
+      for (const method of ["sendTransaction", "getFeeStats", "getLedgers", "getTransactions", "getVersionInfo", "rpc.discover", ""]) {
         const answer = yield* post(app, token, request(method, {}))
         expectJsonRpc(answer.status, answer.body, method)
         expect(answer.body.error.code, method).toBe(method === "" ? -32600 : -32601)
@@ -223,6 +223,10 @@ layer(TestAppLive(settings, { ledgerIntervalMs: 50 }), { timeout: 120_000 })("PO
         ["a TTL key", "getLedgerEntries", { keys: [ttl] }],
         ["not base64", "getLedgerEntries", { keys: ["!!!!"] }],
         ["a short hash", "getTransaction", { hash: "abc" }],
+        ["events of another contract", "getEvents", { startLedger: 1, filters: [{ type: "contract", contractIds: [other] }] }],
+        ["events of no contract named", "getEvents", { startLedger: 1, filters: [{ type: "contract" }] }],
+        ["system events", "getEvents", { startLedger: 1, filters: [{ type: "system", contractIds: [CONFIDENTIAL_TOKEN] }] }],
+        ["six filters", "getEvents", { startLedger: 1, filters: Array.from({ length: 6 }, () => ({ contractIds: [CONFIDENTIAL_TOKEN] })) }],
         ["parameters where none are taken", "getLatestLedger", { ledger: 1 }],
         ["params of the wrong type", "getLedgerEntries", "keys"]
       ]
@@ -233,6 +237,9 @@ layer(TestAppLive(settings, { ledgerIntervalMs: 50 }), { timeout: 120_000 })("PO
       }
       const allowed = yield* post(app, token, request("getLedgerEntries", { keys: Array.from({ length: 20 }, () => accountKey(wallet.publicKey())) }))
       expect(allowed.body.result.entries.length).toBeGreaterThan(0)
+      // The token's events are read, as a disclosure verifier reads a registry's rotations (the SDK's getEvents).
+      const events = yield* Effect.promise(() => server.getEvents({ startLedger: 1, filters: [{ type: "contract", contractIds: [CONFIDENTIAL_TOKEN] }], limit: 10 }))
+      expect(events.latestLedger).toBeGreaterThan(0)
     }))
 
   it.effect("malformed JSON, batches, notifications and broken envelopes are JSON-RPC errors; over 64 KiB is 413; Stellar RPC's errors pass, its faults are 502", () =>

@@ -14,7 +14,8 @@ export const STELLAR_RPC_METHODS = [
   "getLatestLedger",
   "getLedgerEntries",
   "simulateTransaction",
-  "getTransaction"
+  "getTransaction",
+  "getEvents"
 ] as const
 export type StellarRpcMethod = typeof STELLAR_RPC_METHODS[number]
 
@@ -82,6 +83,30 @@ export const SimulateParams = Schema.Struct({
   xdrFormat: Schema.optionalWith(XdrFormat, { exact: true })
 }).annotations({ identifier: "SimulateParams", description: "simulateTransaction's parameters" })
 
+/** Filters per getEvents, and contracts per filter (stellar-rpc allows 5 of each). */
+export const MAX_EVENT_FILTERS = 5
+
+const ContractIds = Schema.Array(Schema.String).pipe(Schema.minItems(1), Schema.maxItems(MAX_EVENT_FILTERS))
+
+/**
+ * getEvents' parameters as stellar-rpc reads them (`methods/get_events.go` GetEventsRequest: startLedger, endLedger,
+ * filters of {type, contractIds, topics}, pagination {cursor, limit}, xdrFormat), each filter naming its contracts.
+ */
+export const EventsParams = Schema.Struct({
+  startLedger: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true }),
+  endLedger: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true }),
+  filters: Schema.Array(Schema.Struct({
+    type: Schema.optionalWith(Schema.Literal("contract"), { exact: true }),
+    contractIds: ContractIds,
+    topics: Schema.optionalWith(Schema.Array(Schema.Array(Schema.String).pipe(Schema.maxItems(4))).pipe(Schema.maxItems(MAX_EVENT_FILTERS)), { exact: true })
+  })).pipe(Schema.minItems(1), Schema.maxItems(MAX_EVENT_FILTERS)),
+  pagination: Schema.optionalWith(Schema.Struct({
+    cursor: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(64)), { exact: true }),
+    limit: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1000)), { exact: true })
+  }), { exact: true }),
+  xdrFormat: Schema.optionalWith(XdrFormat, { exact: true })
+}).annotations({ identifier: "EventsParams", description: "getEvents' parameters" })
+
 export const TransactionParams = Schema.Struct({
   hash: Schema.propertySignature(Schema.String.pipe(Schema.pattern(/^[0-9a-fA-F]{64}$/, { message: () => "hash must be 64 hex characters" })))
     .annotations({ description: "The transaction's hash, 64 hex characters" }),
@@ -113,7 +138,9 @@ const StellarRpcRequestFields = {
       "`LedgerKey`s of accounts, contract data or contract code); `{transaction, resourceConfig?, authMode?, " +
       "useUpgradedAuth?, xdrFormat?}` for simulateTransaction (a base64 v1 `TransactionEnvelope` whose one " +
       "`invokeHostFunction` operation calls the confidential token or one of its registries); `{hash, xdrFormat?}` " +
-      "for getTransaction. Any other member is refused"
+      "for getTransaction; `{startLedger?, endLedger?, filters, pagination?, xdrFormat?}` for getEvents (1 to 5 " +
+      "contract-event filters, each naming only the token, its registries or its underlying asset). Any other member " +
+      "is refused"
   })
 }
 

@@ -22,7 +22,8 @@ export class StellarRpcApi extends HttpApiGroup.make("stellarRpc")
           `\`getLatestLedger\`, \`getLedgerEntries\` (1 to ${MAX_LEDGER_KEYS} account, contract data or contract code ` +
           "keys), `simulateTransaction` (a v1 transaction whose one operation calls the confidential token " +
           "(`CONFIDENTIAL_TOKEN_CONTRACT`), the auditor or verifier registry it names in its instance storage, or " +
-          "`balance` or `symbol` of its underlying asset) and `getTransaction`. Any other method, `sendTransaction` above all " +
+          "`balance` or `symbol` of its underlying asset), `getTransaction`, and `getEvents` (1 to 5 contract-event filters " +
+          "naming only those contracts). Any other method, `sendTransaction` above all " +
           "(POST /transfer submits), is error -32601; parameters it refuses -32602; a batch, a notification or extra " +
           "members -32600; a body that is not JSON -32700. For any session (wallet or email, member, contractor or " +
           "neither) or API key; limited per client address (`STELLAR_RPC_RATE_LIMIT` per `STELLAR_RPC_RATE_WINDOW`: " +

@@ -3,6 +3,7 @@ import { Either, ParseResult, Schema } from "effect"
 import {
   JSON_RPC_ERRORS,
   LedgerEntriesParams,
+  EventsParams,
   SimulateParams,
   STELLAR_RPC_METHODS,
   StellarRpcId,
@@ -68,6 +69,19 @@ const isId = Schema.is(StellarRpcId)
 const decodeLedgerEntries = Schema.decodeUnknownEither(LedgerEntriesParams, strict)
 const decodeSimulate = Schema.decodeUnknownEither(SimulateParams, strict)
 const decodeTransaction = Schema.decodeUnknownEither(TransactionParams, strict)
+const decodeEvents = Schema.decodeUnknownEither(EventsParams, strict)
+
+/** Every filter's contracts among the deployment's: the gateway reads the events of no other contract. */
+const ownEvents = (params: typeof EventsParams.Type, policy: CallPolicy): Either.Either<typeof EventsParams.Type, CallRefusal> => {
+  for (const [i, filter] of params.filters.entries()) {
+    for (const [j, id] of filter.contractIds.entries()) {
+      if (!policy.has(id)) {
+        return Either.left({ problem: `params.filters.${i}.contractIds.${j}: only the confidential token deployment's events (${[...policy.keys()].join(", ")}) are read here`, unnamed: true })
+      }
+    }
+  }
+  return Either.right(params)
+}
 
 /** The first issue of a failed decode, located: `params.keys: at most 20 keys`. */
 const firstIssue = (error: ParseResult.ParseError, root: string) => {
@@ -159,6 +173,8 @@ const paramsOf = (method: StellarRpcMethod, params: unknown, policy: CallPolicy)
         Either.map(simulatedCall(p.transaction, policy), (transaction) => ({ ...p, transaction })))
     case "getTransaction":
       return Either.mapLeft(decodeTransaction(params), problem)
+    case "getEvents":
+      return Either.flatMap(Either.mapLeft(decodeEvents(params), problem), (p) => ownEvents(p, policy))
   }
 }
 
