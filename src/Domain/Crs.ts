@@ -67,7 +67,8 @@ export const checkCrs = (crs: CrsBytes, sha256Hex: Sha256Hex = nobleSha256): Eit
     return refused(
       "NotIgnition",
       `${files.filter((f) => f !== undefined).join(" and ")} ${g1Differs && g2Differs ? "are" : "is"} not Aztec Ignition's: ` +
-        `proofs over another CRS are refused by every verifier holding OZ's keys. The project's own copy is in client/crs`
+        `proofs over another CRS are refused by every verifier holding OZ's keys (point ${CRS_DIR_VARIABLE} at a copy of ` +
+        `Ignition's files, or leave it unset for the project's own, client/crs)`
     )
   }
   return Either.right({ points: IGNITION_POINTS, g1, g2: crs.g2 })

@@ -60,14 +60,18 @@ export const Invite = ({ token, me }: { readonly token: string; readonly me: Me 
     wait.current = nextWait(wait.current, status, MAX_DELAY)
     return wait.current.delay
   })
+  // Once offered here, the registration stays on the page when `/me` turns `ready`: its outcome ("Registered in …",
+  // the transaction) is what the contractor just did, and the next read of `/me` may come before they have seen it.
+  const offered = useRef(false)
   if (accepted !== undefined) {
     const status = registration(accepted, me)
+    if (status === "onboarding") offered.current = true
     return (
       <Page title="Invite accepted">
         <p className="lead">You are in the directory as <strong>{accepted.name}</strong>.</p>
         <div className="row" aria-live="polite">Registration: <StatusBadge status={status} /></div>
         <p>{NEXT[status]}</p>
-        {status === "onboarding" ? <Registering me={me} /> : null}
+        {status === "onboarding" || (status === "ready" && offered.current) ? <Registering me={me} /> : null}
         <p><Link to="/payouts">See my payouts</Link></p>
       </Page>
     )
