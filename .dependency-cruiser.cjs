@@ -1,7 +1,7 @@
 // Imports run one way (issue 15 §2): infrastructure below features, features without cycles between them.
 // Run by `npm run lint:deps`, which .ci/run calls after the tests.
 // test/unit/dependency-rules.test.ts holds the three lists to the folders src/ has: each in one, none that does not exist.
-const FEATURES = "^src/(Auth|Orgs|Contractors|ContractorPortal|Batches|BatchRuns|Transfers|Funding|Health|OnDevice|Archive|Audit|Webhooks|Console|Crs|StellarRpc)/"
+const FEATURES = "^src/(Auth|Orgs|Contractors|ContractorPortal|Batches|BatchRuns|Transfers|Funding|Health|OnDevice|Archive|Audit|Webhooks|Console|Crs|StellarRpc|Escrow)/"
 const INFRASTRUCTURE = "^src/(Sql|EmbeddedPostgres|Http|Stellar|Observability|Domain|RateLimit|Workers)/|^src/Config\\.ts$"
 // The start-up and the one composition root (main.ts, ServerBundle.ts, Launch.ts, App.ts) and what only it wires.
 const COMPOSITION = "^src/(Server)/"
