@@ -89,8 +89,9 @@ export const MAX_EVENT_FILTERS = 5
 const ContractIds = Schema.Array(Schema.String).pipe(Schema.minItems(1), Schema.maxItems(MAX_EVENT_FILTERS))
 
 /**
- * getEvents' parameters as stellar-rpc reads them (`methods/get_events.go` GetEventsRequest: startLedger, endLedger,
- * filters of {type, contractIds, topics}, pagination {cursor, limit}, xdrFormat), each filter naming its contracts.
+ * getEvents' parameters as @stellar/stellar-sdk 17's `rpc.Server` sends them (rpc/server.js `_getEvents`: filters of
+ * {type, contractIds, topics} (api.d.ts `EventFilter`), pagination {cursor, limit}, startLedger, endLedger), plus
+ * stellar-rpc's optional xdrFormat; here each filter must name its contracts.
  */
 export const EventsParams = Schema.Struct({
   startLedger: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true }),

@@ -22,6 +22,8 @@ const asks = [
   { kind: "sent-total" as const, to: PAYER, period: { start: "2026-01-01T00:00:00.000Z", end: "2027-01-01T00:00:00.000Z" } }
 ]
 const requestOf = (ask: DisclosureRequestFile["ask"]) => makeRequest({ key, ask, contract: CONTRACT, networkPassphrase: "Test SDF Network ; September 2015", label: "Tax office" })
+// A bundle of the right shape with a stand-in proof of bb's size: these tests are about the exchange's formats and
+// links, which never look inside the proof; a real proof, verified by bb.js, is test/disclosure.test.ts's.
 const bundle: Bundle = {
   version: 1,
   circuitId: "disclose_recipient_8",

@@ -1,26 +1,16 @@
 // The token's transfer events of one transaction (a payout's hash), read through a Stellar RPC: what a disclosure
 // recipient names in a request for one payout, the (tx hash, event index) of SELECTIVE_DISCLOSURE.md §5.1 — the same
 // reading as the verifier's step 1 (confidential/disclosure/VerifyChain.ts).
-import { rpc, StrKey, xdr } from "@stellar/stellar-sdk"
+import { rpc, StrKey } from "@stellar/stellar-sdk"
 import { Data, Effect } from "effect"
 import { decodeTransferEvent, isTransferEvent, type TransferEvent } from "../confidential/disclosure/TransferEvent.ts"
+import { contractEvents } from "../confidential/disclosure/VerifyChain.ts"
 
 /** The transaction is not a successful one Stellar RPC holds (it may be outside its retention window). */
 export class PayoutNotFound extends Data.TaggedError("PayoutNotFound")<{ readonly message: string }> {}
 /** Stellar RPC did not answer. */
 export class ChainUnavailable extends Data.TaggedError("ChainUnavailable")<{ readonly message: string }> {}
 
-/** A Soroban transaction's contract events (one operation): protocol 23's meta v4 keeps them per operation, v3 in sorobanMeta. */
-const contractEvents = (meta: xdr.TransactionMeta): ReadonlyArray<xdr.ContractEvent> => {
-  switch (meta.type) {
-    case "v4":
-      return meta.v4.operations[0]?.events ?? []
-    case "v3":
-      return meta.v3.sorobanMeta?.events ?? []
-    default:
-      return []
-  }
-}
 
 /** Every transfer or spender_transfer event `contract` emitted in the transaction `txHash`, with its reference. */
 export const payoutEvents = (server: rpc.Server, contract: string, txHash: string) =>

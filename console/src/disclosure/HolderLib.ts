@@ -12,18 +12,16 @@ import {
   discloseSentTotal,
   type DisclosureRequestFile,
   DISCLOSURE_VARIANTS,
-  decodeTransferEvent,
-  fromArchived,
-  isTransferEvent,
   keysFromSigner,
   matchingEvents,
   parseRequest,
   type ProgressEvent,
   requestFromLink,
-  type TransferEvent
+  type TransferEvent,
+  transfersOfPage
 } from "@confidential-payroll/client/confidential"
 import { signMessage } from "@stellar/freighter-api"
-import { DateTime, type Either } from "effect"
+import type { Either } from "effect"
 import { clientFor, run } from "../api/Client.ts"
 import { chainOf, settle } from "../confidential/BrowserWallet.ts"
 import { startDisclosureWorker, workerProve } from "./DisclosureWorker.ts"
@@ -44,12 +42,7 @@ const transfersOf = async (session: string, contract: string, account: string) =
       path: { contractId: contract, account },
       urlParams: { types: "transfer,spender_transfer", limit: 1000, ...(cursor === undefined ? {} : { cursor }) }
     }))
-    for (const item of page.events) {
-      const { topics, data } = fromArchived(item.topics, item.value)
-      const ref = { txHash: item.txHash, opIndex: 0 as const, eventIndex: item.eventIndex }
-      const decoded = decodeTransferEvent(topics, data, { ref, ledger: item.ledger, closedAt: DateTime.toEpochMillis(item.ledgerClosedAt) })
-      if (isTransferEvent(decoded)) events.push(decoded)
-    }
+    events.push(...transfersOfPage(page.events))
     cursor = page.cursor ?? undefined
   } while (cursor !== undefined)
   return events

@@ -5,6 +5,25 @@ import { DateTime, Effect } from "effect"
 import { makeGroupClient } from "../../Client.ts"
 import { decodeTransferEvent, fromArchived, isTransferEvent, type TransferEvent } from "./TransferEvent.ts"
 
+/** An archive item as GET /archive/accounts/…/events answers it (src/Archive/Api.ts), the fields a reference needs. */
+export interface ArchivedItem {
+  readonly topics: ReadonlyArray<string>
+  readonly value: string
+  readonly txHash: string
+  readonly eventIndex: number
+  readonly ledger: number
+  readonly ledgerClosedAt: DateTime.Utc
+}
+
+/** The transfer events of one page of the archive, each with its reference (tx hash, op 0, event index). */
+export const transfersOfPage = (items: ReadonlyArray<ArchivedItem>): Array<TransferEvent> =>
+  items.flatMap((item) => {
+    const { topics, data } = fromArchived(item.topics, item.value)
+    const ref = { txHash: item.txHash, opIndex: 0 as const, eventIndex: item.eventIndex }
+    const decoded = decodeTransferEvent(topics, data, { ref, ledger: item.ledger, closedAt: DateTime.toEpochMillis(item.ledgerClosedAt) })
+    return isTransferEvent(decoded) ? [decoded] : []
+  })
+
 /** Every transfer and spender_transfer event of `account` on `contract` the archive holds, oldest first. */
 export const archiveTransfers = (baseUrl: string, contract: string, account: string) =>
   Effect.gen(function* () {
@@ -16,12 +35,7 @@ export const archiveTransfers = (baseUrl: string, contract: string, account: str
         path: { contractId: contract, account },
         urlParams: { limit: 1000, types: "transfer,spender_transfer", ...(cursor === undefined ? {} : { cursor }) }
       })
-      for (const item of page.events) {
-        const { topics, data } = fromArchived(item.topics, item.value)
-        const ref = { txHash: item.txHash, opIndex: 0 as const, eventIndex: item.eventIndex }
-        const decoded = decodeTransferEvent(topics, data, { ref, ledger: item.ledger, closedAt: DateTime.toEpochMillis(item.ledgerClosedAt) })
-        if (isTransferEvent(decoded)) events.push(decoded)
-      }
+      events.push(...transfersOfPage(page.events))
       cursor = page.cursor ?? undefined
     } while (cursor !== undefined)
     return events

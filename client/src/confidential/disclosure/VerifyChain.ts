@@ -14,7 +14,7 @@ const read = <A>(step: 1 | 2 | 3, what: string, run: () => Promise<A>) =>
   Effect.tryPromise({ try: run, catch: (e) => new ChainUnreadable({ step, message: `Stellar RPC could not give ${what}: ${said(e)}` }) })
 
 /** A Soroban transaction's contract events (one operation): protocol 23's meta v4 keeps them per operation, v3 in sorobanMeta. */
-const contractEvents = (meta: xdr.TransactionMeta): ReadonlyArray<xdr.ContractEvent> => {
+export const contractEvents = (meta: xdr.TransactionMeta): ReadonlyArray<xdr.ContractEvent> => {
   switch (meta.type) {
     case "v4":
       return meta.v4.operations[0]?.events ?? []

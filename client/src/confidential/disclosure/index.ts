@@ -1,7 +1,7 @@
 // Selective disclosure (OpenZeppelin's SELECTIVE_DISCLOSURE.md at 8af46e2c; issue 37), browser-safe: the recipient's
 // key and requests, the holder's answers (bundles proven over the disclosure circuits), and the verifier's six steps.
 // The package entry (../index.ts) re-exports this (it names the circuits and their manifest itself); Node's loaders of the circuits and keys are in DisclosureFiles.ts.
-export { archiveTransfers } from "./ArchiveTransfers.ts"
+export { type ArchivedItem, archiveTransfers, transfersOfPage } from "./ArchiveTransfers.ts"
 export {
   discloseAuditor,
   discloseReceived,
