@@ -11,8 +11,7 @@
 import { it } from "@effect/vitest"
 import { Effect } from "effect"
 import { loadavg } from "node:os"
-import { buildProver } from "../scripts/ProverBundle.ts"
-import { ensureConsoleBuilt, launchBrowser } from "../test/support/Browser.ts"
+import { ensureConsoleBuilt, ensureProverBuilt, launchBrowser } from "../test/support/Browser.ts"
 import { heading, personAt, signIn, statusOf } from "../test/support/ConsolePeople.ts"
 import { payrollScene, provingApp, UNIT } from "../test/support/ProvingConsole.ts"
 import { TestApp } from "../test/support/TestApp.ts"
@@ -29,8 +28,8 @@ const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`
 const program = Effect.gen(function*() {
   const app = yield* TestApp
   yield* Effect.promise(async () => {
-    ensureConsoleBuilt()
-    await buildProver()
+    await ensureConsoleBuilt()
+    await ensureProverBuilt()
   })
   const browser = yield* launchBrowser
   const people = Array.from({ length: PAYOUTS }, (_, i) => ({ name: `Contractor ${i + 1}`, amount: BigInt(100 + i) * UNIT }))

@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import type { Browser } from "playwright-core"
-import { ensureConsoleBuilt, launchBrowser } from "./support/Browser.ts"
+import { consoleBuilt, launchBrowser } from "./support/Browser.ts"
 import { heading, inspect, personAt, signIn, statusOf } from "./support/ConsolePeople.ts"
 import { joinAs, must, readyContractor } from "./support/Members.ts"
 import { TestApp, TestAppLive } from "./support/TestApp.ts"
@@ -12,7 +12,7 @@ import { walletEmployer } from "./support/Transfer.ts"
 // who joined later, approved by digest — and never shown to a viewer nor readable by the service.
 
 class Chromium extends Context.Tag("test/amounts/Chromium")<Chromium, Browser>() {}
-const ChromiumLive = Layer.scoped(Chromium, Effect.zipRight(Effect.sync(ensureConsoleBuilt), launchBrowser))
+const ChromiumLive = Layer.scoped(Chromium, Effect.zipRight(consoleBuilt, launchBrowser))
 
 const amountCell = (page: import("playwright-core").Page, name: string) =>
   page.getByRole("region", { name: "Amounts" }).getByRole("row").filter({ hasText: name }).locator("td").nth(1)

@@ -18,7 +18,7 @@ import { serviceChain } from "../client/src/payroll/ServiceChain.ts"
 import { openServiceWallet } from "../client/src/payroll/ServiceWallet.ts"
 import { sendTokenCall } from "../client/src/payroll/TokenCall.ts"
 import { sealAmounts } from "../client/src/sealing/SealedAmounts.ts"
-import { ensureConsoleBuilt, launchBrowser } from "./support/Browser.ts"
+import { consoleBuilt, launchBrowser } from "./support/Browser.ts"
 import { keypairSigner, provingSetup, sequenceOf, signAndSend } from "./support/ConfidentialProving.ts"
 import { heading, inspect, personAt, signIn } from "./support/ConsolePeople.ts"
 import { joinAs, must } from "./support/Members.ts"
@@ -41,7 +41,7 @@ const OUTSIDE = 127_500_000n
 const AFTER_ROTATION = 50_000_000n
 
 class Chromium extends Context.Tag("test/auditor-report/Chromium")<Chromium, Browser>() {}
-const ChromiumLive = Layer.scoped(Chromium, Effect.zipRight(Effect.sync(ensureConsoleBuilt), launchBrowser))
+const ChromiumLive = Layer.scoped(Chromium, Effect.zipRight(consoleBuilt, launchBrowser))
 
 type Row = Record<string, string>
 const csv = (text: string) => parse(text, { columns: true, skip_empty_lines: true }) as Array<Row>

@@ -5,7 +5,7 @@ import { readFile } from "node:fs/promises"
 import type { Browser, Page } from "playwright-core"
 import { Webhook } from "standardwebhooks"
 import { MAX_DELAY } from "../console/src/api/Backoff.ts"
-import { docsImage, ensureConsoleBuilt, launchBrowser } from "./support/Browser.ts"
+import { consoleBuilt, docsImage, launchBrowser } from "./support/Browser.ts"
 import { heading, inspect, type Person, personAt, signIn, statusOf, ZONE } from "./support/ConsolePeople.ts"
 import { joinAs, readyContractor } from "./support/Members.ts"
 import { KeptAlive } from "./support/RawHttp.ts"
@@ -15,7 +15,7 @@ import { webhookReceiver } from "./support/WebhookReceiver.ts"
 class Chromium extends Context.Tag("test/Chromium")<Chromium, Browser>() {}
 
 /** The console built (when its sources changed), then one Chromium for the whole file. */
-const ChromiumLive = Layer.scoped(Chromium, Effect.zipRight(Effect.sync(ensureConsoleBuilt), launchBrowser))
+const ChromiumLive = Layer.scoped(Chromium, Effect.zipRight(consoleBuilt, launchBrowser))
 
 const sessionToken = async (page: Page) =>
   String(await page.evaluate(`JSON.parse(sessionStorage.getItem("payroll.session") ?? "{}").token`))

@@ -12,8 +12,7 @@ import { Context, Effect, Layer } from "effect"
 import { loadavg } from "node:os"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 import { keysFromSigner } from "../client/src/confidential/crypto/KeyDerivation.ts"
-import { buildProver } from "../scripts/ProverBundle.ts"
-import { axeViolations, CHROMIUM, ensureConsoleBuilt, screenshots } from "./support/Browser.ts"
+import { axeViolations, CHROMIUM, ensureConsoleBuilt, ensureProverBuilt, screenshots } from "./support/Browser.ts"
 import { keypairSigner, proofVerifier } from "./support/ConfidentialProving.ts"
 import { heading, inspect } from "./support/ConsolePeople.ts"
 import { installFreighter } from "./support/FreighterStandIn.ts"
@@ -50,8 +49,8 @@ const ChromiumLive = Layer.scoped(
   Chromium,
   Effect.acquireRelease(
     Effect.promise(async () => {
-      ensureConsoleBuilt()
-      await buildProver()
+      await ensureConsoleBuilt()
+      await ensureProverBuilt()
       const trap = await startTrap()
       const browser = await chromium.launch({
         executablePath: CHROMIUM,

@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import type { Browser } from "playwright-core"
-import { ensureConsoleBuilt, launchBrowser } from "./support/Browser.ts"
+import { consoleBuilt, launchBrowser } from "./support/Browser.ts"
 import { heading, inspect, personAt, signIn } from "./support/ConsolePeople.ts"
 import { joinAs, must } from "./support/Members.ts"
 import { TestApp, TestAppLive } from "./support/TestApp.ts"
@@ -14,7 +14,7 @@ import { tokenOf } from "./support/VersionedToken.ts"
 // registry (OZ auditor/storage.rs) holds the point. A viewer reads the key but is offered no operator's call.
 
 class Chromium extends Context.Tag("test/escrow/Chromium")<Chromium, Browser>() {}
-const ChromiumLive = Layer.scoped(Chromium, Effect.zipRight(Effect.sync(ensureConsoleBuilt), launchBrowser))
+const ChromiumLive = Layer.scoped(Chromium, Effect.zipRight(consoleBuilt, launchBrowser))
 
 layer(Layer.mergeAll(TestAppLive(), ChromiumLive), { timeout: 300_000, excludeTestServices: true })("the escrow key in the console", (it) => {
   it.effect("the owner creates the escrow key and registers it as the registry's operator; a viewer reads it", () =>

@@ -9,8 +9,7 @@ import { Context, Effect, Layer } from "effect"
 import type { Browser } from "playwright-core"
 import type { ConfidentialWallet } from "../client/src/confidential/ConfidentialWallet.ts"
 import { fetchAccountEvents } from "../client/src/confidential/state/ArchiveEvents.ts"
-import { buildProver } from "../scripts/ProverBundle.ts"
-import { ensureConsoleBuilt, launchBrowser } from "./support/Browser.ts"
+import { ensureConsoleBuilt, ensureProverBuilt, launchBrowser } from "./support/Browser.ts"
 import { syncUntil } from "./support/ConfidentialProving.ts"
 import { heading, inspect, personAt, signIn, statusOf } from "./support/ConsolePeople.ts"
 import { must } from "./support/Members.ts"
@@ -19,8 +18,8 @@ import { CONFIDENTIAL_TOKEN, TestApp, type TestAppShape } from "./support/TestAp
 
 class Chromium extends Context.Tag("test/pay/Chromium")<Chromium, Browser>() {}
 const ChromiumLive = Layer.scoped(Chromium, Effect.zipRight(Effect.promise(async () => {
-  ensureConsoleBuilt()
-  await buildProver()
+  await ensureConsoleBuilt()
+  await ensureProverBuilt()
 }), launchBrowser))
 
 const AMOUNTS = [1250n * UNIT + 5_000_000n, 980n * UNIT, 1000n * UNIT + 2_500_000n]

@@ -12,8 +12,7 @@ import { expect, layer } from "@effect/vitest"
 import { Keypair } from "@stellar/stellar-sdk"
 import { Context, Effect, Layer, Schedule } from "effect"
 import type { Browser, Page } from "playwright-core"
-import { buildProver } from "../scripts/ProverBundle.ts"
-import { ensureConsoleBuilt, launchBrowser } from "./support/Browser.ts"
+import { ensureConsoleBuilt, ensureProverBuilt, launchBrowser } from "./support/Browser.ts"
 import { signIn as signInNode } from "./support/Client.ts"
 import { syncUntil } from "./support/ConfidentialProving.ts"
 import { heading, inspect, personAt, signIn, ZONE } from "./support/ConsolePeople.ts"
@@ -26,8 +25,8 @@ import { tokenOf } from "./support/VersionedToken.ts"
 
 class Chromium extends Context.Tag("test/payouts/Chromium")<Chromium, Browser>() {}
 const ChromiumLive = Layer.scoped(Chromium, Effect.zipRight(Effect.promise(async () => {
-  ensureConsoleBuilt()
-  await buildProver()
+  await ensureConsoleBuilt()
+  await ensureProverBuilt()
 }), launchBrowser))
 
 const UNIT = 10_000_000n

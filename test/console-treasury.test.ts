@@ -10,8 +10,7 @@ import { FetchHttpClient } from "@effect/platform"
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import type { Browser, Page } from "playwright-core"
-import { buildProver } from "../scripts/ProverBundle.ts"
-import { ensureConsoleBuilt, launchBrowser } from "./support/Browser.ts"
+import { ensureConsoleBuilt, ensureProverBuilt, launchBrowser } from "./support/Browser.ts"
 import { heading, inspect, personAt, signIn } from "./support/ConsolePeople.ts"
 import { joinAs, must } from "./support/Members.ts"
 import { ProvingApp } from "./support/ProvingConsole.ts"
@@ -21,8 +20,8 @@ import { tokenOf } from "./support/VersionedToken.ts"
 
 class Chromium extends Context.Tag("test/treasury/Chromium")<Chromium, Browser>() {}
 const ChromiumLive = Layer.scoped(Chromium, Effect.zipRight(Effect.promise(async () => {
-  ensureConsoleBuilt()
-  await buildProver()
+  await ensureConsoleBuilt()
+  await ensureProverBuilt()
 }), launchBrowser))
 
 const UNIT = 10_000_000n

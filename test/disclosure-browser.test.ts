@@ -12,8 +12,7 @@ import * as Path from "node:path"
 import { discloseReceived } from "../client/src/confidential/disclosure/Disclose.ts"
 import { bundleJson, parseRequest } from "../client/src/confidential/disclosure/Exchange.ts"
 import { formatAmount } from "../console/src/lib/Amount.ts"
-import { buildProver } from "../scripts/ProverBundle.ts"
-import { axeViolations, ensureConsoleBuilt, launchBrowser, screenshots } from "./support/Browser.ts"
+import { axeViolations, consoleAndProverBuilt, launchBrowser, screenshots } from "./support/Browser.ts"
 import { disclosureTools, transfersOf } from "./support/DisclosureScene.ts"
 import { fundedPayer, transferDirectly } from "./support/FundedPayer.ts"
 import { ProvingApp, registeredWallet } from "./support/ProvingConsole.ts"
@@ -25,8 +24,7 @@ layer(ProvingApp, { timeout: "300 seconds" })("/app/verify in Chromium", (it) =>
   it.effect("makes a key and a request, refuses a tampered bundle at step 5, then shows exactly the disclosed amount", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
-      ensureConsoleBuilt()
-      yield* Effect.promise(() => buildProver())
+      yield* consoleAndProverBuilt
       const employer = yield* fundedPayer(app, Keypair.random(), PAID)
       const payeeKey = Keypair.random()
       const payee = (yield* registeredWallet(app, payeeKey)).wallet

@@ -1,9 +1,10 @@
 import AxeBuilder from "@axe-core/playwright"
 import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
-import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import * as Path from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
+import { buildProver, WORKER_FILE } from "../../scripts/ProverBundle.ts"
 
 const ROOT = Path.resolve(import.meta.dirname, "../..")
 
@@ -16,16 +17,88 @@ export const SCREENSHOTS = Path.join(ROOT, "test", "screenshots")
 const newest = (path: string): number =>
   statSync(path).isDirectory() ? Math.max(0, ...readdirSync(path).map((name) => newest(Path.join(path, name)))) : statSync(path).mtimeMs
 
+/** True when `output` exists and is at least as new as everything under `sources` (paths from the root). */
+const fresh = (output: string, sources: ReadonlyArray<string>) =>
+  existsSync(output) && statSync(output).mtimeMs >= Math.max(...sources.map((p) => newest(Path.join(ROOT, p))))
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/**
+ * `build` under a lock shared by every test process (vitest runs three files at a time, and several build the same
+ * dist/ folder: two builds at once left a half-written folder, or failed with EEXIST). The lock is a directory made
+ * atomically, holding its owner's pid; a lock whose owner died is taken over.
+ */
+const underBuildLock = async (name: string, build: () => Promise<void>) => {
+  const lock = Path.join(ROOT, "dist", `.${name}.lock`)
+  mkdirSync(Path.dirname(lock), { recursive: true })
+  for (;;) {
+    try {
+      mkdirSync(lock)
+      writeFileSync(Path.join(lock, "pid"), String(process.pid))
+      break
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e
+      const owner = Number(readFileSyncOr(Path.join(lock, "pid")))
+      // No pid yet: its owner is between mkdir and writeFile; wait.
+      if (owner > 0 && !alive(owner)) rmSync(lock, { recursive: true, force: true })
+      else await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+  }
+  try {
+    await build()
+  } finally {
+    rmSync(lock, { recursive: true, force: true })
+  }
+}
+
+const readFileSyncOr = (path: string) => {
+  try {
+    return readFileSync(path, "utf8")
+  } catch {
+    return ""
+  }
+}
+
 /**
  * The console as the service serves it (dist/console), built again when anything it is built from is newer: its own
  * sources, the typed client and the contract.
  */
-export const ensureConsoleBuilt = () => {
-  const index = Path.join(ROOT, "dist", "console", "index.html")
-  const sources = ["console", "client/src", "src/Domain", "src/Api.ts"].map((p) => newest(Path.join(ROOT, p)))
-  if (existsSync(index) && statSync(index).mtimeMs >= Math.max(...sources)) return
-  execFileSync(process.execPath, [Path.join(ROOT, "scripts", "build-console.ts")], { cwd: ROOT, stdio: "pipe" })
-}
+export const ensureConsoleBuilt = () =>
+  underBuildLock("console", async () => {
+    if (fresh(Path.join(ROOT, "dist", "console", "index.html"), ["console", "client/src", "src/Domain", "src/Api.ts"])) return
+    execFileSync(process.execPath, [Path.join(ROOT, "scripts", "build-console.ts")], { cwd: ROOT, stdio: "pipe" })
+  })
+
+/**
+ * The browser prover as the service serves it (dist/prover, scripts/ProverBundle.ts), built again when anything it is
+ * built from is newer: the client's sources, the circuits, the bundle script, the locked dependencies (bb.js, noir_js).
+ */
+export const ensureProverBuilt = () =>
+  underBuildLock("prover", async () => {
+    const sources = ["client/src", "client/circuits", "scripts/ProverBundle.ts", "package-lock.json"]
+    // The stamp is written once the whole folder is: a build that died half-way leaves an old stamp or none.
+    const stamp = Path.join(ROOT, "dist", ".prover.built")
+    if (fresh(stamp, sources) && existsSync(Path.join(ROOT, "dist", "prover", WORKER_FILE))) return
+    rmSync(stamp, { force: true })
+    await buildProver()
+    writeFileSync(stamp, new Date().toISOString())
+  })
+
+/** The console and its prover, each built when stale (see above). */
+export const consoleAndProverBuilt = Effect.promise(async () => {
+  await ensureConsoleBuilt()
+  await ensureProverBuilt()
+})
+
+/** The console alone, built when stale. */
+export const consoleBuilt = Effect.promise(ensureConsoleBuilt)
 
 export const launchBrowser = Effect.acquireRelease(
   Effect.promise(() => chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"] })),
