@@ -17,25 +17,14 @@ import { unlockSealing } from "../payroll/SealingMember.ts"
 import { serviceChain } from "../payroll/ServiceChain.ts"
 import { summaryLines } from "./AuditSummary.ts"
 import { CliFailure, EXIT, usage } from "./Failure.ts"
+import { periodBounds, periodOptions } from "./Period.ts"
 import { attempt, clientOf, common, emit, say, withKey } from "./Shared.ts"
 
-const DAY = 86_400_000
-
-/** A UTC calendar day, YYYY-MM-DD, as its first millisecond. */
-const dayOf = (text: string, option: string): number => {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text)
-  const ms = match === null ? Number.NaN : Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))
-  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== text) throw usage(`--${option} ${JSON.stringify(text)} is not a day: give YYYY-MM-DD`)
-  return ms
-}
-
-/** [--from, --to] as whole UTC days, both included: [from 00:00, the day after --to 00:00). */
+/** [--from, --to] as whole UTC days, both included. */
 const periodOf = (from: string, to: string) =>
   attempt(() => {
-    const start = dayOf(from, "from")
-    const end = dayOf(to, "to") + DAY
-    if (end <= start) throw usage("--to is before --from")
-    return { from: new Date(start), to: new Date(end) }
+    const { end, start } = periodBounds(from, to)
+    return { from: start, to: end }
   })
 
 const writeCsv = (dir: string, files: Record<string, string>) =>
@@ -50,8 +39,7 @@ const writeCsv = (dir: string, files: Record<string, string>) =>
 
 const report = Command.make("report", {
   ...common,
-  from: Options.text("from").pipe(Options.withDescription("The first day of the period, YYYY-MM-DD (UTC)")),
-  to: Options.text("to").pipe(Options.withDescription("The last day of the period, YYYY-MM-DD (UTC), included")),
+  ...periodOptions,
   csv: Options.text("csv").pipe(Options.withDescription("Write operations.csv, contractors.csv and months.csv into this directory"), Options.optional),
   wallet: Options.text("wallet").pipe(
     Options.withDescription("A paying wallet (G…), repeatable; default: the wallets the service registered and paid from for the organization"),

@@ -14,6 +14,7 @@ import { payoutEvents } from "../payroll/PayoutEvents.ts"
 import { recordIssued, statePath } from "../payroll/RecipientState.ts"
 import { serviceUrl } from "./Config.ts"
 import { usage } from "./Failure.ts"
+import { periodBounds, periodOptions } from "./Period.ts"
 import { attempt, common, emit } from "./Shared.ts"
 
 /** What a recipient's commands take: no account, no secret of a wallet. */
@@ -70,23 +71,11 @@ const keygen = Command.make("keygen", {
     ])
   })).pipe(Command.withDescription("Make a disclosure recipient's key pair (Grumpkin), written to a file only you can read"))
 
-const DAY = 86_400_000
-
-/** A UTC calendar day, YYYY-MM-DD, as its first millisecond. */
-const dayOf = (text: string, option: string): number => {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text)
-  const ms = match === null ? Number.NaN : Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))
-  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== text) throw usage(`--${option} ${JSON.stringify(text)} is not a day: give YYYY-MM-DD`)
-  return ms
-}
-
-/** [--from, --to] as whole UTC days, both included. */
+/** [--from, --to] as whole UTC days, both included; both are needed for a total. */
 const periodOf = (from: Option.Option<string>, to: Option.Option<string>) => {
   if (from._tag === "None" || to._tag === "None") throw usage("a total asks for a period: give --from YYYY-MM-DD and --to YYYY-MM-DD")
-  const start = dayOf(from.value, "from")
-  const end = dayOf(to.value, "to") + DAY
-  if (end <= start) throw usage("--to is before --from")
-  return { start: new Date(start).toISOString(), end: new Date(end).toISOString() }
+  const { end, start } = periodBounds(from.value, to.value)
+  return { start: start.toISOString(), end: end.toISOString() }
 }
 
 const account = (text: string, option: string) => {
@@ -102,8 +91,8 @@ const request = Command.make("request", {
   eventIndex: Options.integer("event-index").pipe(Options.withDescription("With --payout-hash, when its transaction carries several transfers: which event"), Options.optional),
   receivedFrom: Options.text("received-from").pipe(Options.withDescription("Ask for the total this account (G…) paid the holder over --from/--to"), Options.optional),
   sentTo: Options.text("sent-to").pipe(Options.withDescription("Ask for the total the holder paid this account (G…) over --from/--to"), Options.optional),
-  from: Options.text("from").pipe(Options.withDescription("The first day of the period, YYYY-MM-DD (UTC)"), Options.optional),
-  to: Options.text("to").pipe(Options.withDescription("The last day of the period, YYYY-MM-DD (UTC), included"), Options.optional),
+  from: periodOptions.from.pipe(Options.optional),
+  to: periodOptions.to.pipe(Options.optional),
   label: Options.text("label").pipe(Options.withDescription("Who asks, as the holder will see it (e.g. \"Tax office\")"), Options.optional),
   out: Options.text("out").pipe(Options.withDescription("Where to write the request file"))
 }, (c) =>
