@@ -1,8 +1,9 @@
 import AxeBuilder from "@axe-core/playwright"
 import { Effect } from "effect"
-import { execFileSync } from "node:child_process"
+import { execFile } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import * as Path from "node:path"
+import { promisify } from "node:util"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { buildProver, WORKER_FILE } from "../../scripts/ProverBundle.ts"
 
@@ -73,7 +74,8 @@ const readFileSyncOr = (path: string) => {
 export const ensureConsoleBuilt = () =>
   underBuildLock("console", async () => {
     if (fresh(Path.join(ROOT, "dist", "console", "index.html"), ["console", "client/src", "src/Domain", "src/Api.ts"])) return
-    execFileSync(process.execPath, [Path.join(ROOT, "scripts", "build-console.ts")], { cwd: ROOT, stdio: "pipe" })
+    // Not execFileSync: a build blocks for a minute on a loaded machine, past vitest's 60 s worker-call timeout.
+    await promisify(execFile)(process.execPath, [Path.join(ROOT, "scripts", "build-console.ts")], { cwd: ROOT, maxBuffer: 64 << 20 })
   })
 
 /**
