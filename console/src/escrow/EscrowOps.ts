@@ -12,6 +12,7 @@ import {
   type EscrowKey,
   type EscrowKeyPair,
   prepareRegistryCall,
+  readAuditorKey,
   type RegistryCall,
   registryStatus,
   sealEscrowSecret,
@@ -66,13 +67,19 @@ export const statusOf = async (session: string, key: EscrowKey) => {
   return await registryStatus(server, deployment.networkPassphrase, deployment.auditorRegistry, key)
 }
 
-/** The operator's call prepared from the operator's account: its XDR, or why the registry refuses it in words. */
-export const prepareOperatorCall = async (session: string, call: RegistryCall) => {
+/** An operator who signs elsewhere sends it unsponsored, and may take longer (the CLI's hand-over, RegistryCall.ts). */
+const HANDED_OVER_TIMEOUT_SECONDS = 3600
+
+/**
+ * The operator's call prepared from the operator's account: its XDR, or why the registry refuses it in words. Valid
+ * for the sponsor's ten minutes when the signed-in wallet (`signer`) signs it here, an hour when handed over.
+ */
+export const prepareOperatorCall = async (session: string, call: RegistryCall, signer?: string) => {
   const { server, deployment } = await chainOf(session)
   try {
     const account = await server.getAccount(call.operator)
     const tx = await prepareRegistryCall(server, deployment.networkPassphrase, deployment.auditorRegistry, account.sequenceNumber(), call, {
-      timeoutSeconds: SPONSORED_TIMEOUT_SECONDS
+      timeoutSeconds: signer === undefined || signer === call.operator ? SPONSORED_TIMEOUT_SECONDS : HANDED_OVER_TIMEOUT_SECONDS
     })
     return { xdr: tx.toXDR(), networkPassphrase: deployment.networkPassphrase }
   } catch (error) {
@@ -103,4 +110,68 @@ export const recordRotation = async (session: string, unlocked: Unlocked, key: E
     path: { id: key.id },
     payload: new RotateEscrowKey({ point: pair.pointHex, version: pair.version, envelope: asPayload(envelope), replacedAtLedger: ledger })
   }))
+}
+
+/** What a rotation came to: recorded (the signed-in wallet is the operator), or the operator's call to hand over. */
+export type Rotation =
+  | { readonly status: "recorded"; readonly key: EscrowKey; readonly hash: string; readonly ledger: number }
+  | { readonly status: "prepared"; readonly version: number; readonly point: string; readonly xdr: string }
+
+/**
+ * `payroll escrow rotate` in the browser (client/src/cli/Escrow.ts): the next version derived from the member's wallet
+ * (the documented message names it, so the same wallet derives it again), the operator's `rotate_key` prepared while
+ * the registry holds the current key; signed, sponsored and recorded with its ledger when the member is the operator.
+ * The old key is left as it is: the service keeps it sealed beside the new one for the events before.
+ */
+export const rotateKey = async (session: string, unlocked: Unlocked, key: EscrowKey, operator: string, members: ReadonlyArray<Member>): Promise<Rotation> => {
+  const pair = await derive(unlocked.orgId, unlocked.account, key.version + 1)
+  const { server, deployment } = await chainOf(session)
+  const held = await readAuditorKey(server, deployment.networkPassphrase, deployment.auditorRegistry, key.auditorId)
+  if (held === pair.pointHex) {
+    throw new Error(`The auditor registry holds version ${pair.version} already: record the rotation with its rotate_key transaction's hash.`)
+  }
+  if (held !== key.point) throw new Error(`The auditor registry does not hold the current key under auditor id ${key.auditorId}: there is nothing to rotate from.`)
+  const call = { fn: "rotate_key" as const, auditorId: key.auditorId, point: pair.pointHex, operator }
+  const prepared = await prepareOperatorCall(session, call, unlocked.account)
+  if (operator !== unlocked.account) return { status: "prepared", version: pair.version, point: pair.pointHex, xdr: prepared.xdr }
+  const sent = await signAndSubmit(session, unlocked.account, prepared)
+  if (sent.ledger === undefined) throw new Error(`rotate_key is on the ledger (transaction ${sent.hash}) but its ledger was not read: record it with that hash.`)
+  return { status: "recorded", key: await recordRotation(session, unlocked, key, pair, sent.ledger, members), hash: sent.hash, ledger: sent.ledger }
+}
+
+type Envelope = rpc.Api.GetSuccessfulTransactionResponse["envelopeXdr"]
+
+const hexOf = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
+
+/**
+ * Whether the envelope is one `rotate_key(auditorId, point, …)`, as the CLI checks a --landed hash (client/src/payroll/
+ * RegistryCall.ts `landedCall`, which the console cannot import). The contract is not compared: the point is the one
+ * this wallet derives for the next version, and the registry is read to hold it before anything is recorded.
+ */
+const isRotation = (envelope: Envelope, auditorId: number, point: string) => {
+  const tx = envelope.type === "envelopeTypeTx" ? envelope.v1.tx : envelope.type === "envelopeTypeTxFeeBump" ? envelope.feeBump.tx.innerTx.v1.tx : undefined
+  const op = tx?.operations.length === 1 ? tx.operations[0] : undefined
+  if (op?.body.type !== "invokeHostFunction" || op.body.invokeHostFunctionOp.hostFunction.type !== "hostFunctionTypeInvokeContract") return false
+  const { functionName, args } = op.body.invokeHostFunctionOp.hostFunction.invokeContract
+  const [id, bytes] = args
+  return String(functionName) === "rotate_key" && id?.type === "scvU32" && id.u32 === auditorId && bytes?.type === "scvBytes" && hexOf(bytes.bytes.toBytes()) === point
+}
+
+/**
+ * `payroll escrow rotate --landed <hash>`: the rotation the operator signed elsewhere, recorded with the ledger it landed
+ * in once it is on the ledger. The new version is derived again from the wallet (`point`, when this tab prepared it:
+ * one signature instead of two) and must be what the transaction rotated to and what the registry holds.
+ */
+export const recordLanded = async (session: string, unlocked: Unlocked, key: EscrowKey, hash: string, members: ReadonlyArray<Member>, point?: string) => {
+  const pair = await derive(unlocked.orgId, unlocked.account, key.version + 1, point)
+  const { server, deployment } = await chainOf(session)
+  const found = await server.getTransaction(hash)
+  if (found.status === rpc.Api.GetTransactionStatus.NOT_FOUND) throw new Error(`Stellar RPC knows no transaction ${hash} (yet): try again once it has landed.`)
+  if (found.status !== rpc.Api.GetTransactionStatus.SUCCESS) throw new Error(`Transaction ${hash} failed: the registry did not rotate.`)
+  if (!isRotation(found.envelopeXdr, key.auditorId, pair.pointHex)) {
+    throw new Error(`Transaction ${hash} is not rotate_key(${key.auditorId}, version ${pair.version}'s point): was it prepared with this wallet?`)
+  }
+  const held = await readAuditorKey(server, deployment.networkPassphrase, deployment.auditorRegistry, key.auditorId)
+  if (held !== pair.pointHex) throw new Error(`The auditor registry does not hold version ${pair.version} under auditor id ${key.auditorId}.`)
+  return { key: await recordRotation(session, unlocked, key, pair, found.ledger, members), ledger: found.ledger }
 }

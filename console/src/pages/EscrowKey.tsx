@@ -1,8 +1,9 @@
 import { Button, Input } from "@stellar/design-system"
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
-import { useState } from "react"
+import { useEffect, useRef, useState } from "react"
 import type { Me, Member } from "@confidential-payroll/client/contract"
-import type { EscrowKey as Key } from "@confidential-payroll/client/escrow"
+import type { EscrowKey as Key, RegistryStatus } from "@confidential-payroll/client/escrow"
+import type { Option } from "effect"
 import { messageOf } from "../api/ApiError.ts"
 import { run } from "../api/Client.ts"
 import { permissionsOf } from "../api/Me.ts"
@@ -10,6 +11,7 @@ import { useClient } from "../api/useClient.ts"
 import { CopyButton } from "../components/CopyButton.tsx"
 import { Page, Section } from "../components/Page.tsx"
 import { Restricted } from "../components/Restricted.tsx"
+import { TxLink } from "../components/TxLink.tsx"
 import { Empty, ErrorNote, Loading } from "../components/States.tsx"
 import { useSession } from "../session/Session.tsx"
 import { useSealing } from "../sealing/Sealing.tsx"
@@ -27,12 +29,16 @@ const useEscrow = () => {
   return { keys, members }
 }
 
-const Status = ({ session, current }: { readonly session: string; readonly current: Key }) => {
-  const status = useQuery({
-    queryKey: ["escrow-registry", current.auditorId, current.point],
-    queryFn: async () => (await ops()).statusOf(session, current),
+/** What the auditor registry's `get_key` holds for the current key (shared by the status line and the actions). */
+const useRegistry = (session: string, current: Key | undefined) =>
+  useQuery({
+    queryKey: ["escrow-registry", current?.auditorId, current?.point],
+    queryFn: async () => (await ops()).statusOf(session, current!),
+    enabled: current !== undefined,
     retry: false
   })
+
+const Status = ({ status }: { readonly status: ReturnType<typeof useRegistry> }) => {
   if (status.isPending) return <Loading what="the auditor registry's key" />
   if (status.isError) return <ErrorNote what="read the auditor registry" error={status.error} />
   const s = status.data
@@ -46,7 +52,7 @@ const Status = ({ session, current }: { readonly session: string; readonly curre
 }
 
 /** The operator's call: prepared from the operator's account, signed here when that is the signed-in wallet. */
-const OperatorCall = ({ me, session, current }: { readonly me: Me; readonly session: string; readonly current: Key }) => {
+const OperatorCall = ({ me, session, current, needed }: { readonly me: Me; readonly session: string; readonly current: Key; readonly needed: boolean }) => {
   const queries = useQueryClient()
   const [operator, setOperator] = useState(me.sub)
   const fn = current.replaces._tag === "Some" ? "rotate_key" : "register_key"
@@ -57,6 +63,7 @@ const OperatorCall = ({ me, session, current }: { readonly me: Me; readonly sess
     mutationFn: async (prepared: { readonly xdr: string; readonly networkPassphrase: string }) => (await ops()).signAndSubmit(session, me.sub, prepared),
     onSuccess: () => void queries.invalidateQueries({ queryKey: ["escrow-registry"] })
   })
+  if (!needed && prepare.isIdle && send.isIdle) return null
   return (
     <Section title="The registry operator's call" id="escrow-operator">
       <p className="muted">{`${fn}(${current.auditorId}, point, operator) is the auditor registry operator's to sign.`}</p>
@@ -71,7 +78,7 @@ const OperatorCall = ({ me, session, current }: { readonly me: Me; readonly sess
             ? <Button variant="primary" size="md" type="button" isLoading={send.isPending} onClick={() => send.mutate(prepare.data)}>Sign as operator</Button>
             : <p>Hand this transaction to the operator: they sign it with their own tools and submit it.</p>}
           {send.isError ? <p className="error" role="alert">{messageOf(send.error)}</p> : null}
-          {send.data === undefined ? null : <p role="status">On the ledger: transaction {send.data.hash}.</p>}
+          {send.data === undefined ? null : <p role="status">On the ledger: transaction <TxLink hash={send.data.hash} /></p>}
           <label className="small" htmlFor="escrow-xdr">The call's transaction (XDR)</label>
           <textarea id="escrow-xdr" className="mono" readOnly rows={4} value={prepare.data.xdr} />
           <CopyButton text={prepare.data.xdr} label="Copy the XDR" />
@@ -84,12 +91,161 @@ const OperatorCall = ({ me, session, current }: { readonly me: Me; readonly sess
 const KeyFacts = ({ current, keys }: { readonly current: Key; readonly keys: ReadonlyArray<Key> }) => (
   <dl className="facts">
     <div><dt>Auditor id</dt><dd data-testid="escrow-auditor-id">{current.auditorId}</dd></div>
-    <div><dt>Version</dt><dd>{current.version}</dd></div>
+    <div><dt>Version</dt><dd data-testid="escrow-version">{current.version}</dd></div>
     <div><dt>Point</dt><dd className="mono small" data-testid="escrow-point">{current.point}</dd></div>
     <div><dt>Sealed to</dt><dd>{current.envelope.recipients.length} member(s)</dd></div>
     <div><dt>Earlier keys kept</dt><dd>{keys.length - 1}</dd></div>
   </dl>
 )
+
+const ledgerOf = (ledger: Option.Option<number>, otherwise: string) => (ledger._tag === "Some" ? `ledger ${ledger.value}` : otherwise)
+
+/** Every version, oldest first: the ledgers each was the registry's key for, i.e. which events it opens. */
+const Versions = ({ keys }: { readonly keys: ReadonlyArray<Key> }) => (
+  <table className="table" data-testid="escrow-versions">
+    <caption className="visually-hidden">The escrow key's versions, oldest first</caption>
+    <thead>
+      <tr>
+        <th scope="col">Version</th>
+        <th scope="col">Point</th>
+        <th scope="col">The registry's key from</th>
+        <th scope="col">Replaced at</th>
+        <th scope="col">Sealed to</th>
+      </tr>
+    </thead>
+    <tbody>
+      {keys.map((k) => (
+        <tr key={k.id}>
+          <td data-label="Version">{`v${k.version}${k.current ? " (current)" : ""}`}</td>
+          <td data-label="Point" className="mono small" title={k.point}>{`${k.point.slice(0, 12)}…${k.point.slice(-8)}`}</td>
+          <td data-label="The registry's key from">{ledgerOf(k.validFromLedger, "its registration")}</td>
+          <td data-label="Replaced at">{ledgerOf(k.validUntilLedger, "—")}</td>
+          <td data-label="Sealed to">{`${k.envelope.recipients.length} member(s)`}</td>
+        </tr>
+      ))}
+    </tbody>
+  </table>
+)
+
+const HASH = /^[0-9a-f]{64}$/
+
+/**
+ * `payroll escrow rotate` on the page (issue 36 §2): the next version derived from the member's wallet and sealed, the
+ * operator's `rotate_key` signed here when the member is the operator, or handed over and recorded by its hash once it
+ * landed. Asked for once more first, saying what happens to the events before.
+ */
+const Rotation = ({ me, session, current, registry, members }: {
+  readonly me: Me
+  readonly session: string
+  readonly current: Key
+  readonly registry: RegistryStatus | undefined
+  readonly members: () => Promise<ReadonlyArray<Member>>
+}) => {
+  const queries = useQueryClient()
+  const { unlocked, unlock } = useSealing(me)
+  const sealingKey = async () => unlocked ?? await unlock.mutateAsync()
+  const [asking, setAsking] = useState(false)
+  const [operator, setOperator] = useState(me.sub)
+  const [hash, setHash] = useState("")
+  const panel = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    if (asking) panel.current?.querySelector("input")?.focus()
+  }, [asking])
+  const refresh = () => {
+    void queries.invalidateQueries({ queryKey: ["escrow-keys"] })
+    void queries.invalidateQueries({ queryKey: ["escrow-registry"] })
+  }
+  const rotate = useMutation({
+    mutationFn: async () => (await ops()).rotateKey(session, await sealingKey(), current, operator.trim(), await members()),
+    onSuccess: (r) => {
+      setAsking(false)
+      if (r.status === "recorded") refresh()
+    }
+  })
+  const record = useMutation({
+    mutationFn: async () => {
+      const landed = hash.trim().toLowerCase()
+      if (!HASH.test(landed)) throw new Error("A transaction hash is 64 hexadecimal characters.")
+      const point = rotate.data?.status === "prepared" ? rotate.data.point : undefined
+      return (await ops()).recordLanded(session, await sealingKey(), current, landed, await members(), point)
+    },
+    onSuccess: () => {
+      rotate.reset()
+      setHash("")
+      refresh()
+    }
+  })
+  const next = current.version + 1
+  const done = rotate.data?.status === "recorded" ? rotate.data : record.data
+  const handedOver = rotate.data?.status === "prepared" ? rotate.data : undefined
+  return (
+    <Section title="Rotate the key" id="escrow-rotate">
+      {done === undefined ? null : (
+        <p role="status" data-testid="escrow-rotated">
+          {`Rotated: version ${done.key.version} is the registry's key from ledger ${done.ledger}; version ${done.key.version - 1} stays sealed beside it for the events before.`}
+        </p>
+      )}
+      {registry?.status === "registered" ? (
+        asking ? (
+          <div className="secret" role="group" aria-label={`Rotate the escrow key to version ${next}?`} ref={panel}>
+            <div className="stack">
+              <p><strong>{`Rotate the escrow key to version ${next}?`}</strong></p>
+              <p>
+                {`Freighter signs the escrow-key message for version ${next} (twice, compared): the new key comes from your wallet, so it can be derived again. Its secret is sealed to the members who may audit, and the registry's operator calls rotate_key(${current.auditorId}, new point, operator).`}
+              </p>
+              <p>
+                {`Events from the ledger rotate_key lands in are encrypted to version ${next}. Version ${current.version} is not deleted: it stays sealed beside the new one with that ledger, so older events stay readable with it.`}
+              </p>
+              <p>
+                When you are the operator, you sign rotate_key here and the service pays its fee; otherwise the call is prepared for
+                the operator to sign, and you record it here with its transaction's hash once it has landed.
+              </p>
+              <form className="row" onSubmit={(e) => { e.preventDefault(); rotate.mutate() }}>
+                <Input id="escrow-rotate-operator" fieldSize="md" label="Operator's account" value={operator} onChange={(e) => setOperator(e.target.value)} />
+                <Button variant="primary" size="md" type="submit" isLoading={rotate.isPending}>{`Rotate to version ${next}`}</Button>
+                <Button variant="tertiary" size="md" type="button" disabled={rotate.isPending} onClick={() => setAsking(false)}>Keep version {current.version}</Button>
+              </form>
+            </div>
+          </div>
+        ) : (
+          <>
+            <p className="muted">
+              A new key from your wallet under the same auditor id, for a key that may have leaked or a reader who left: the old
+              one stays sealed for the events before it.
+            </p>
+            <Button variant="secondary" size="md" type="button" onClick={() => { rotate.reset(); setAsking(true) }}>Rotate the key</Button>
+          </>
+        )
+      ) : registry?.status === "unregistered" ? <p className="muted">The key can be rotated once the registry holds it.</p>
+        : registry?.status === "other key" && handedOver === undefined
+        ? <p>{`If the operator ran rotate_key to version ${next} of your wallet's key, record it here with that transaction's hash.`}</p>
+        : null}
+      {rotate.isError ? <p className="error" role="alert">{messageOf(rotate.error)}</p> : null}
+      {handedOver === undefined ? null : (
+        <>
+          <p>{`rotate_key to version ${handedOver.version}, prepared for ${operator.trim()}: hand it to the operator, who signs it with their own tools and submits it (valid an hour).`}</p>
+          <label className="small" htmlFor="escrow-rotate-xdr">The rotation's transaction (XDR)</label>
+          <textarea id="escrow-rotate-xdr" className="mono" readOnly rows={4} value={handedOver.xdr} />
+          <CopyButton text={handedOver.xdr} label="Copy the XDR" />
+        </>
+      )}
+      {handedOver !== undefined || registry?.status === "other key" ? (
+        <form className="row" onSubmit={(e) => { e.preventDefault(); record.mutate() }}>
+          <Input
+            id="escrow-rotate-hash"
+            fieldSize="md"
+            label="The rotate_key transaction's hash"
+            note={`Once it has landed: version ${next} is derived again from your wallet and recorded with its ledger`}
+            value={hash}
+            onChange={(e) => setHash(e.target.value)}
+          />
+          <Button variant="secondary" size="md" type="submit" isLoading={record.isPending}>Record the rotation</Button>
+        </form>
+      ) : null}
+      {record.isError ? <p className="error" role="alert">{messageOf(record.error)}</p> : null}
+    </Section>
+  )
+}
 
 export const EscrowKey = ({ me }: { readonly me: Me }) => {
   const session = useSession().session?.token ?? ""
@@ -102,17 +258,19 @@ export const EscrowKey = ({ me }: { readonly me: Me }) => {
   const [auditorId, setAuditorId] = useState("")
   const refresh = () => void queries.invalidateQueries({ queryKey: ["escrow-keys"] })
   const sealingKey = async () => unlocked ?? await unlock.mutateAsync()
+  /** The members as they are now: the secret is sealed to every reader at this moment. */
+  const freshMembers = async () => (await run(client.members.list({ urlParams: { limit: 100 } }))).items
   const create = useMutation({
     mutationFn: async () => {
       const o = await ops()
       const u = await sealingKey()
       const id = auditorId.trim() === "" ? await o.suggestedAuditorId(u.orgId) : Number(auditorId)
-      const fresh = (await run(client.members.list({ urlParams: { limit: 100 } }))).items
-      return await o.createKey(session, u, id, fresh)
+      return await o.createKey(session, u, id, await freshMembers())
     },
     onSuccess: refresh
   })
   const current = keys.data?.keys.find((k) => k.current)
+  const registry = useRegistry(session, current)
   const readers = members.data === undefined ? [] : members.data.filter((m) =>
     m.sealingKey !== undefined && ["owner", "admin", "auditor"].includes(m.role))
   const missing = current === undefined ? [] : readers.filter((m) => !current.envelope.recipients.some((r) => r.memberId === m.id && "sealingKey" in r && r.sealingKey === m.sealingKey))
@@ -142,7 +300,7 @@ export const EscrowKey = ({ me }: { readonly me: Me }) => {
           <>
             <Section title="The key" id="escrow-key">
               <KeyFacts current={current} keys={keys.data.keys} />
-              <Status session={session} current={current} />
+              <Status status={registry} />
               {missing.length === 0 ? null : (
                 <p>
                   <Button variant="secondary" size="md" type="button" isLoading={share.isPending} onClick={() => share.mutate()}>
@@ -152,7 +310,13 @@ export const EscrowKey = ({ me }: { readonly me: Me }) => {
               )}
               {share.isError ? <p className="error" role="alert">{messageOf(share.error)}</p> : null}
             </Section>
-            {manage ? <OperatorCall me={me} session={session} current={current} /> : null}
+            {keys.data.keys.length > 1 ? (
+              <Section title="Every version" id="escrow-versions-title">
+                <Versions keys={keys.data.keys} />
+              </Section>
+            ) : null}
+            {manage ? <OperatorCall key={current.id} me={me} session={session} current={current} needed={registry.data?.status !== "registered"} /> : null}
+            {manage ? <Rotation me={me} session={session} current={current} registry={registry.data} members={freshMembers} /> : null}
           </>
         )}
       </Page>
