@@ -110,7 +110,8 @@ export const AnswerRequest = ({ session, account, focus }: { readonly session: s
                   key={keyOf(e)}
                   id={`disclose-${keyOf(e)}`}
                   fieldSize="md"
-                  label={<>{e.to === account ? `From ${short(e.originator)}` : `To ${short(e.to)}`}, <Time at={new Date(e.closedAt)} /> (transaction {short(e.ref.txHash)})</>}
+                  // One <small>, in one flow (styles.css: the label is a flex row whose span children are the box).
+                  label={<small>{e.to === account ? `From ${short(e.originator)}` : `To ${short(e.to)}`}, <Time at={new Date(e.closedAt)} /> (transaction {short(e.ref.txHash)})</small>}
                   checked={chosen.has(keyOf(e))}
                   onChange={() => toggle(keyOf(e))}
                 />
