@@ -159,7 +159,7 @@ layer(Layer.mergeAll(TestAppLive(), ChromiumLive), { timeout: 300_000, excludeTe
         const field = page.getByLabel("The rotate_key transaction's hash")
         await field.fill(earlier)
         await page.getByRole("button", { name: "Record the rotation" }).click()
-        await page.getByRole("alert").getByText(`Transaction ${earlier} is not rotate_key(${auditorId}, version 3's point)`).waitFor({ timeout: 30_000 })
+        await page.getByRole("alert").getByText(`Transaction ${earlier} is not rotate_key(${auditorId}, the new point): give the hash of the operator's rotate_key transaction to version 3's point`).waitFor({ timeout: 30_000 })
         await field.fill(hash)
         await page.getByRole("button", { name: "Record the rotation" }).click()
         await page.getByText(`Rotated: version 3 is the registry's key from ledger ${landed.ledger}`).waitFor({ timeout: 30_000 })

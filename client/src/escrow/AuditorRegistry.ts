@@ -3,7 +3,7 @@
 // `register_key(auditor_id: u32, point: BytesN<64>, operator: Address)` and
 // `rotate_key(auditor_id: u32, new_point: BytesN<64>, operator: Address)`, which a contract guards with the operator's
 // role and `operator.require_auth()` (examples/confidential/auditor: `#[only_role(operator, "manager")]`).
-import { Address, type rpc, type Transaction, xdr } from "@stellar/stellar-sdk"
+import { Address, rpc, type Transaction, xdr } from "@stellar/stellar-sdk"
 import { assembleCall } from "../confidential/chain/Calls.ts"
 import { ChainUnavailable } from "../confidential/chain/ChainErrors.ts"
 import { simulateRead, SimulationRefusedError } from "../confidential/chain/Simulate.ts"
@@ -75,4 +75,41 @@ export const prepareRegistryCall = async (
     fee: options.fee,
     timeoutSeconds: options.timeoutSeconds ?? 3600
   })
+}
+
+/** What a transaction named as the operator's call turned out to be. */
+export type LandedCall =
+  | { readonly landed: true; readonly ledger: number }
+  | { readonly landed: false; readonly why: string }
+
+type Envelope = rpc.Api.GetSuccessfulTransactionResponse["envelopeXdr"]
+
+/** Whether the envelope (plain or fee-bumped) is the one operation `call.fn(call.auditorId, call.point, …)` on `registry`. */
+const isRegistryCall = (envelope: Envelope, registry: string, call: Omit<RegistryCall, "operator">): boolean => {
+  const tx = envelope.type === "envelopeTypeTx"
+    ? envelope.v1.tx
+    : envelope.type === "envelopeTypeTxFeeBump" ? envelope.feeBump.tx.innerTx.v1.tx : undefined
+  const op = tx?.operations.length === 1 ? tx.operations[0] : undefined
+  if (op?.body.type !== "invokeHostFunction" || op.body.invokeHostFunctionOp.hostFunction.type !== "hostFunctionTypeInvokeContract") return false
+  const { contractAddress, functionName, args } = op.body.invokeHostFunctionOp.hostFunction.invokeContract
+  const [id, point] = args
+  return Address.fromScAddress(contractAddress).toString() === registry && String(functionName) === call.fn &&
+    id?.type === "scvU32" && id.u32 === call.auditorId && point?.type === "scvBytes" && hex(point.bytes.toBytes()) === call.point
+}
+
+/**
+ * The ledger the operator's call landed in, read by its transaction's hash (`getTransaction`), once it is that call:
+ * how a rotation the operator signed elsewhere is recorded (the CLI's `escrow rotate --landed`, the console's page).
+ */
+export const landedRegistryCall = async (
+  server: rpc.Server,
+  registry: string,
+  hash: string,
+  call: Omit<RegistryCall, "operator">
+): Promise<LandedCall> => {
+  const found = await server.getTransaction(hash)
+  if (found.status === rpc.Api.GetTransactionStatus.NOT_FOUND) return { landed: false, why: `Stellar RPC knows no transaction ${hash} (yet)` }
+  if (found.status !== rpc.Api.GetTransactionStatus.SUCCESS) return { landed: false, why: `transaction ${hash} failed` }
+  if (!isRegistryCall(found.envelopeXdr, registry, call)) return { landed: false, why: `transaction ${hash} is not ${call.fn}(${call.auditorId}, the new point)` }
+  return { landed: true, ledger: found.ledger }
 }

@@ -4,6 +4,8 @@ export { deriveEscrowKey, ESCROW_KEY_LABEL, EscrowKeyPair, type EscrowKeyOptions
 export { type EscrowKeyRef, openEscrowSecret, SEALED_ESCROW_INFO, sealEscrowSecret, shareEscrowSecretWith } from "./SealedEscrowSecret.ts"
 export {
   AUDITOR_ERRORS,
+  type LandedCall,
+  landedRegistryCall,
   prepareRegistryCall,
   readAuditorKey,
   type RegistryCall,

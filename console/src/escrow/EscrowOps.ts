@@ -12,6 +12,7 @@ import {
   type EscrowKey,
   type EscrowKeyPair,
   prepareRegistryCall,
+  landedRegistryCall,
   readAuditorKey,
   type RegistryCall,
   registryStatus,
@@ -139,23 +140,7 @@ export const rotateKey = async (session: string, unlocked: Unlocked, key: Escrow
   return { status: "recorded", key: await recordRotation(session, unlocked, key, pair, sent.ledger, members), hash: sent.hash, ledger: sent.ledger }
 }
 
-type Envelope = rpc.Api.GetSuccessfulTransactionResponse["envelopeXdr"]
-
-const hexOf = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
-
-/**
- * Whether the envelope is one `rotate_key(auditorId, point, …)`, as the CLI checks a --landed hash (client/src/payroll/
- * RegistryCall.ts `landedCall`, which the console cannot import). The contract is not compared: the point is the one
- * this wallet derives for the next version, and the registry is read to hold it before anything is recorded.
- */
-const isRotation = (envelope: Envelope, auditorId: number, point: string) => {
-  const tx = envelope.type === "envelopeTypeTx" ? envelope.v1.tx : envelope.type === "envelopeTypeTxFeeBump" ? envelope.feeBump.tx.innerTx.v1.tx : undefined
-  const op = tx?.operations.length === 1 ? tx.operations[0] : undefined
-  if (op?.body.type !== "invokeHostFunction" || op.body.invokeHostFunctionOp.hostFunction.type !== "hostFunctionTypeInvokeContract") return false
-  const { functionName, args } = op.body.invokeHostFunctionOp.hostFunction.invokeContract
-  const [id, bytes] = args
-  return String(functionName) === "rotate_key" && id?.type === "scvU32" && id.u32 === auditorId && bytes?.type === "scvBytes" && hexOf(bytes.bytes.toBytes()) === point
-}
+const capitalized = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`
 
 /**
  * `payroll escrow rotate --landed <hash>`: the rotation the operator signed elsewhere, recorded with the ledger it landed
@@ -165,13 +150,9 @@ const isRotation = (envelope: Envelope, auditorId: number, point: string) => {
 export const recordLanded = async (session: string, unlocked: Unlocked, key: EscrowKey, hash: string, members: ReadonlyArray<Member>, point?: string) => {
   const pair = await derive(unlocked.orgId, unlocked.account, key.version + 1, point)
   const { server, deployment } = await chainOf(session)
-  const found = await server.getTransaction(hash)
-  if (found.status === rpc.Api.GetTransactionStatus.NOT_FOUND) throw new Error(`Stellar RPC knows no transaction ${hash} (yet): try again once it has landed.`)
-  if (found.status !== rpc.Api.GetTransactionStatus.SUCCESS) throw new Error(`Transaction ${hash} failed: the registry did not rotate.`)
-  if (!isRotation(found.envelopeXdr, key.auditorId, pair.pointHex)) {
-    throw new Error(`Transaction ${hash} is not rotate_key(${key.auditorId}, version ${pair.version}'s point): was it prepared with this wallet?`)
-  }
+  const landed = await landedRegistryCall(server, deployment.auditorRegistry, hash, { fn: "rotate_key", auditorId: key.auditorId, point: pair.pointHex })
+  if (!landed.landed) throw new Error(`${capitalized(landed.why)}: give the hash of the operator's rotate_key transaction to version ${pair.version}'s point, once it has landed (was it prepared with this wallet?).`)
   const held = await readAuditorKey(server, deployment.networkPassphrase, deployment.auditorRegistry, key.auditorId)
   if (held !== pair.pointHex) throw new Error(`The auditor registry does not hold version ${pair.version} under auditor id ${key.auditorId}.`)
-  return { key: await recordRotation(session, unlocked, key, pair, found.ledger, members), ledger: found.ledger }
+  return { key: await recordRotation(session, unlocked, key, pair, landed.ledger, members), ledger: landed.ledger }
 }
