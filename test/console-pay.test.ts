@@ -7,27 +7,20 @@ import { FetchHttpClient } from "@effect/platform"
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import type { Browser } from "playwright-core"
-import type { ConfidentialWallet } from "../client/src/confidential/ConfidentialWallet.ts"
-import { fetchAccountEvents } from "../client/src/confidential/state/ArchiveEvents.ts"
-import { ensureConsoleBuilt, ensureProverBuilt, launchBrowser } from "./support/Browser.ts"
+import { consoleAndProverBuilt, launchBrowser } from "./support/Browser.ts"
 import { syncUntil } from "./support/ConfidentialProving.ts"
-import { heading, inspect, personAt, signIn, statusOf } from "./support/ConsolePeople.ts"
+import { checkAgainstChain, payUntilCompleted, receivedBy, unlockAmounts } from "./support/ConsolePay.ts"
+import { heading, inspect, personAt, signIn } from "./support/ConsolePeople.ts"
 import { must } from "./support/Members.ts"
 import { payrollScene, ProvingApp, UNIT } from "./support/ProvingConsole.ts"
-import { CONFIDENTIAL_TOKEN, TestApp, type TestAppShape } from "./support/TestApp.ts"
+import { CONFIDENTIAL_TOKEN, TestApp } from "./support/TestApp.ts"
 
 class Chromium extends Context.Tag("test/pay/Chromium")<Chromium, Browser>() {}
-const ChromiumLive = Layer.scoped(Chromium, Effect.zipRight(Effect.promise(async () => {
-  await ensureConsoleBuilt()
-  await ensureProverBuilt()
-}), launchBrowser))
+const ChromiumLive = Layer.scoped(Chromium, Effect.zipRight(consoleAndProverBuilt, launchBrowser))
 
 const AMOUNTS = [1250n * UNIT + 5_000_000n, 980n * UNIT, 1000n * UNIT + 2_500_000n]
 
-const receivedBy = (app: TestAppShape, wallet: ConfidentialWallet) =>
-  Effect.map(fetchAccountEvents(app.url, CONFIDENTIAL_TOKEN, wallet.account, undefined), (history) => wallet.received(history.events))
-
-layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", excludeTestServices: true })("Pay batch in the console", (it) => {
+layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "600 seconds", excludeTestServices: true })("Pay batch in the console", (it) => {
   it.effect("the payer pays an approved batch with proofs made in the browser; a reload in the middle pays nobody twice", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
@@ -44,8 +37,7 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
       yield* Effect.promise(async () => {
         await signIn(person, path)
         await heading(page, "January 2027")
-        await page.getByRole("button", { name: "Unlock amounts with Freighter" }).click()
-        await page.getByText("Total: 3,230.75 USDC").waitFor()
+        await unlockAmounts(page, "3,230.75")
         await page.getByText("3 payouts to pay, 3,230.75 USDC in all.", { exact: false }).waitFor()
         await inspect(person, "batch-pay-ready")
         // One signature unlocks the amounts (it reproduces the sealing key published before, as the registered keys let
@@ -75,10 +67,7 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
         expect(left).toMatch(/^The keys stay only in the tab: unlock again to continue paying the [12] payouts? left\./)
         await inspect(person, "batch-pay-reloaded")
         await page.getByRole("button", { name: "Unlock amounts with Freighter" }).click()
-        const remaining = page.getByRole("button", { name: /^Pay \d remaining$/ })
-        await remaining.waitFor({ timeout: 60_000 })
-        await remaining.click({ timeout: 60_000 })
-        await statusOf(page).getByText("completed").waitFor({ timeout: 180_000 })
+        await payUntilCompleted(page, /^Pay \d remaining$/)
         // No prompt once the run is over: a reload leaves at once.
         expect(await page.evaluate(`(() => {
           const event = new Event("beforeunload", { cancelable: true })
@@ -93,14 +82,7 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
         console.log(`console pay: wallet confirmations ${JSON.stringify(person.confirmations)} (1 sign-in challenge)`)
         // The books against the chain: each receipt opened in this browser, its transfer's ciphertext recomputed.
         // (The archive trails the ledger: checked again until it has every transfer.)
-        const verdict = page.getByText(/\d of 3 sent payouts paid as approved\./)
-        for (let attempt = 0; attempt < 20; attempt++) {
-          await page.getByRole("button", { name: "Check against the chain" }).click()
-          await verdict.waitFor({ timeout: 60_000 })
-          if ((await verdict.textContent())?.startsWith("3 of 3") === true) break
-          await page.waitForTimeout(500)
-        }
-        expect(await verdict.textContent()).toBe("3 of 3 sent payouts paid as approved.")
+        expect(await checkAgainstChain(page, 3)).toBe("3 of 3 sent payouts paid as approved.")
         expect(await page.getByRole("cell", { name: "paid as approved" }).count()).toBe(3)
         // The loopback's network is a standalone one, which no explorer shows: each transaction is its hash, not a link.
         const sent = page.getByRole("region", { name: "Payouts", exact: true })
@@ -126,5 +108,5 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
         expect([c.name, received.map((r) => r.amount)]).toEqual([c.name, [amountOf(c.id)]])
       }
       yield* Effect.promise(() => person.context.close())
-    }).pipe(Effect.provide(FetchHttpClient.layer), Effect.scoped), 300_000)
+    }).pipe(Effect.provide(FetchHttpClient.layer), Effect.scoped), 600_000)
 })
