@@ -4,13 +4,15 @@
 //
 //   node_modules/.bin/node bench/disclosure.ts        (BENCH_RUNS=3 proofs per circuit; CRS_DIR, else client/crs)
 //
+// bench/disclosure-browser.ts proves the same witnesses (witnessOf) in Chromium's prover worker.
+//
 // Each circuit runs in a child process of its own, so that its peak RSS (sampled every 10 ms; bb's wasm memory lives in
 // worker threads of the same process) is its own. Timings include witness execution (noir_js) and, for the first
 // proof, bb's proving key; an aggregate's time does not depend on how many of its slots are used (unused ones are zero
 // events the circuit still evaluates).
 import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
-import { cpus } from "node:os"
+import { cpus, loadavg } from "node:os"
 import type { TransferCiphertext } from "../client/src/confidential/crypto/Decrypt.ts"
 import { deriveEphemeralScalar } from "../client/src/confidential/crypto/EphemeralScalar.ts"
 import { fieldFromBytes } from "../client/src/confidential/crypto/Field.ts"
@@ -46,7 +48,7 @@ const payout = (i: number) => {
   return { event, audS: fieldFromBytes(payload.v_tilde_aud_s) }
 }
 
-const witnessOf = (name: DisclosureCircuitName): DisclosureWitness => {
+export const witnessOf = (name: DisclosureCircuitName): DisclosureWitness => {
   const [first] = [payout(0)]
   const slots = name.endsWith("_24") ? 24 : name.endsWith("_8") ? 8 : 1
   const events = Array.from({ length: slots }, (_, i) => payout(i).event)
@@ -67,7 +69,7 @@ const witnessOf = (name: DisclosureCircuitName): DisclosureWitness => {
   }
 }
 
-interface Figures {
+export interface Figures {
   readonly circuit: DisclosureCircuitName
   readonly proveMs: ReadonlyArray<number>
   readonly verifyMs: number
@@ -103,17 +105,20 @@ const child = async (name: DisclosureCircuitName, crsDir: string): Promise<Figur
   return { circuit: name, ...figures, rssStartMb: mb(rssStart), rssPeakMb: mb(rssPeak) }
 }
 
-const [, , mode, nameArg, crsDirArg] = process.argv
-if (mode === "--child") {
-  console.log(JSON.stringify(await child(nameArg as DisclosureCircuitName, crsDirArg!)))
-  process.exit(0)
-}
+// Imported (by bench/disclosure-browser.ts for witnessOf), this file runs nothing.
+if (import.meta.main) {
+  const [, , mode, nameArg, crsDirArg] = process.argv
+  if (mode === "--child") {
+    console.log(JSON.stringify(await child(nameArg as DisclosureCircuitName, crsDirArg!)))
+    process.exit(0)
+  }
 
-const crsDir = crsDirFromEnv()
-console.log(`${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), Node ${process.version}, ${runs} proofs a circuit, 1 bb thread\n`)
-console.log("circuit                 prove ms (each)           verify ms   RSS start→peak MB")
-for (const name of DISCLOSURE_CIRCUITS) {
-  const out = execFileSync(process.execPath, [import.meta.filename, "--child", name, crsDir], { encoding: "utf8" })
-  const f = JSON.parse(out.trim().split("\n").at(-1)!) as Figures
-  console.log(`${f.circuit.padEnd(22)}  ${f.proveMs.join(", ").padEnd(24)} ${String(f.verifyMs).padStart(9)}   ${`${f.rssStartMb}→${f.rssPeakMb}`.padStart(17)}`)
+  const crsDir = crsDirFromEnv()
+  console.log(`${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), Node ${process.version}, ${runs} proofs a circuit, 1 bb thread, load ${loadavg()[0]!.toFixed(1)}\n`)
+  console.log("circuit                 prove ms (each)           verify ms   RSS start→peak MB")
+  for (const name of DISCLOSURE_CIRCUITS) {
+    const out = execFileSync(process.execPath, [import.meta.filename, "--child", name, crsDir], { encoding: "utf8" })
+    const f = JSON.parse(out.trim().split("\n").at(-1)!) as Figures
+    console.log(`${f.circuit.padEnd(22)}  ${f.proveMs.join(", ").padEnd(24)} ${String(f.verifyMs).padStart(9)}   ${`${f.rssStartMb}→${f.rssPeakMb}`.padStart(17)}`)
+  }
 }
