@@ -18,9 +18,19 @@ export const SCREENSHOTS = Path.join(ROOT, "test", "screenshots")
 const newest = (path: string): number =>
   statSync(path).isDirectory() ? Math.max(0, ...readdirSync(path).map((name) => newest(Path.join(path, name)))) : statSync(path).mtimeMs
 
-/** True when `output` exists and is at least as new as everything under `sources` (paths from the root). */
-const fresh = (output: string, sources: ReadonlyArray<string>) =>
-  existsSync(output) && statSync(output).mtimeMs >= Math.max(...sources.map((p) => newest(Path.join(ROOT, p))))
+/**
+ * `build` into `output` unless the stamp beside it says it was built from sources no older than they are now. The
+ * stamp holds the newest source time read *before* the build, and is written once the build is whole: a source edited
+ * while a build runs is newer than the stamp, so the next call builds again (an output's own time would hide it).
+ */
+const whenStale = async (name: string, output: string, sources: ReadonlyArray<string>, build: () => Promise<unknown>) => {
+  const stamp = Path.join(ROOT, "dist", `.${name}.built`)
+  const newestSource = Math.max(...sources.map((p) => newest(Path.join(ROOT, p))))
+  if (existsSync(output) && Number(readFileSyncOr(stamp)) >= newestSource) return
+  rmSync(stamp, { force: true })
+  await build()
+  writeFileSync(stamp, String(newestSource))
+}
 
 const alive = (pid: number) => {
   try {
@@ -72,26 +82,18 @@ const readFileSyncOr = (path: string) => {
  * sources, the typed client and the contract.
  */
 export const ensureConsoleBuilt = () =>
-  underBuildLock("console", async () => {
-    if (fresh(Path.join(ROOT, "dist", "console", "index.html"), ["console", "client/src", "src/Domain", "src/Api.ts"])) return
-    // Not execFileSync: a build blocks for a minute on a loaded machine, past vitest's 60 s worker-call timeout.
-    await promisify(execFile)(process.execPath, [Path.join(ROOT, "scripts", "build-console.ts")], { cwd: ROOT, maxBuffer: 64 << 20 })
-  })
+  underBuildLock("console", () =>
+    whenStale("console", Path.join(ROOT, "dist", "console", "index.html"), ["console", "client/src", "src/Domain", "src/Api.ts"], () =>
+      // Not execFileSync: a build blocks for a minute on a loaded machine, past vitest's 60 s worker-call timeout.
+      promisify(execFile)(process.execPath, [Path.join(ROOT, "scripts", "build-console.ts")], { cwd: ROOT, maxBuffer: 64 << 20 })))
 
 /**
  * The browser prover as the service serves it (dist/prover, scripts/ProverBundle.ts), built again when anything it is
  * built from is newer: the client's sources, the circuits, the bundle script, the locked dependencies (bb.js, noir_js).
  */
 export const ensureProverBuilt = () =>
-  underBuildLock("prover", async () => {
-    const sources = ["client/src", "client/circuits", "scripts/ProverBundle.ts", "package-lock.json"]
-    // The stamp is written once the whole folder is: a build that died half-way leaves an old stamp or none.
-    const stamp = Path.join(ROOT, "dist", ".prover.built")
-    if (fresh(stamp, sources) && existsSync(Path.join(ROOT, "dist", "prover", WORKER_FILE))) return
-    rmSync(stamp, { force: true })
-    await buildProver()
-    writeFileSync(stamp, new Date().toISOString())
-  })
+  underBuildLock("prover", () =>
+    whenStale("prover", Path.join(ROOT, "dist", "prover", WORKER_FILE), ["client/src", "client/circuits", "scripts/ProverBundle.ts", "package-lock.json"], buildProver))
 
 /** The console and its prover, each built when stale (see above). */
 export const consoleAndProverBuilt = Effect.promise(async () => {

@@ -1,6 +1,6 @@
 // What the console's disclosure suite sets up from Node: an organization that pays one contractor through its payroll
-// (so that the contractor's payouts page lists the payouts, and with them its "Answer a disclosure request" section),
-// one batch of one payout each time; and the two pages' handles a disclosure passes through.
+// (so that the contractor's payouts page lists the payouts beside its "Answer a disclosure request" section), one batch
+// of one payout each time; and the two pages' handles a disclosure passes through.
 import { Effect, Schedule } from "effect"
 import type { Download, Locator, Page } from "playwright-core"
 import { fundedPayer, payPayouts } from "./FundedPayer.ts"

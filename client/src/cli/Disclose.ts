@@ -1,8 +1,9 @@
 // `payroll disclose` (issue 37 §2, docs/disclosure.md): the holder answers a recipient's request — its payouts the
 // request asks about picked among its transfer events in the service's archive (or those --payout names), its keys
-// derived as the console derives them, the proof made here — with the bundle of §5.2, and nothing else.
+// derived as the console derives them, the proof made here — with the bundle of §5.2, and nothing else. With --escrow,
+// the organization's auditor answers instead (D-auditor, DiscloseEscrow.ts).
 import { Command, Options } from "@effect/cli"
-import { Effect, Either } from "effect"
+import { Effect, Either, type Option } from "effect"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { keysFromSigner } from "../confidential/crypto/KeyDerivation.ts"
@@ -10,13 +11,14 @@ import { archiveTransfers } from "../confidential/disclosure/ArchiveTransfers.ts
 import {
   discloseReceived, discloseReceivedTotal, discloseSent, discloseSentTotal, matchingEvents
 } from "../confidential/disclosure/Disclose.ts"
-import { bundleJson, type DisclosureRequestFile, parseRequest, requestFromLink } from "../confidential/disclosure/Exchange.ts"
+import { type Bundle, bundleJson, type DisclosureRequestFile, parseRequest, requestFromLink } from "../confidential/disclosure/Exchange.ts"
 import type { TransferEvent } from "../confidential/disclosure/TransferEvent.ts"
 import { disclosureProve } from "../payroll/DisclosureProver.ts"
 import { keypairSigner } from "../payroll/KeypairSigner.ts"
 import { serviceChain } from "../payroll/ServiceChain.ts"
+import { escrowBundle } from "./DiscloseEscrow.ts"
 import { usage } from "./Failure.ts"
-import { attempt, common, emit, say, withKey } from "./Shared.ts"
+import { attempt, type Common, common, emit, say, withKey } from "./Shared.ts"
 
 /** A request from a file, a link (`…#request=…`) or its JSON; a usage failure naming why it is none. */
 export const readRequestText = (given: string): DisclosureRequestFile => {
@@ -36,6 +38,19 @@ const named = (events: ReadonlyArray<TransferEvent>, payouts: ReadonlyArray<stri
     return found
   })
 
+/** The bundle on stdout, or in --out's file with a line saying whom to send it to. */
+const deliver = (c: Pick<Common, "json"> & { readonly out: Option.Option<string> }, request: DisclosureRequestFile, bundle: Bundle) =>
+  Effect.gen(function*() {
+    const text = bundleJson(bundle)
+    if (c.out._tag === "Some") {
+      const path = resolve(c.out.value)
+      yield* attempt(() => writeFileSync(path, `${text}\n`))
+      yield* emit(c, bundle, () => [`Bundle written to ${path}: send it to ${request.label ?? "the recipient"} (${short(request.recipientKey)}). It carries the proof and the sealed value, nothing else.`])
+    } else {
+      yield* emit(c, bundle, () => [text])
+    }
+  })
+
 const line = (account: string, e: TransferEvent) =>
   `  ${new Date(e.closedAt).toISOString()}  ${e.to === account ? `from ${e.originator}` : `to ${e.to}`}  transaction ${e.ref.txHash} event ${e.ref.eventIndex}`
 
@@ -46,6 +61,9 @@ export const disclose = Command.make("disclose", {
   payout: Options.text("payout").pipe(
     Options.withDescription("A payout to disclose instead of those the request picks: a transaction hash, or hash:eventIndex; repeatable"),
     Options.repeated
+  ),
+  escrow: Options.boolean("escrow").pipe(
+    Options.withDescription("Answer as the organization's auditor: one payout of its paying wallets, with its escrow key (D-auditor)")
   )
 }, (c) =>
   Effect.scoped(Effect.gen(function*() {
@@ -56,6 +74,10 @@ export const disclose = Command.make("disclose", {
     const { deployment } = chain
     if (request.contract !== deployment.contract || request.networkPassphrase !== deployment.networkPassphrase) {
       return yield* usage(`the request is about the token ${request.contract}, not this service's (${deployment.contract}): pass the service it names with --service`)
+    }
+    if (c.escrow) {
+      if (c.payout.length > 0) return yield* usage("--payout does not go with --escrow: the request names the one payout a D-auditor bundle discloses")
+      return yield* deliver(c, request, yield* escrowBundle(c, signed, chain, request))
     }
     const events = yield* archiveTransfers(signed.baseUrl, deployment.contract, account)
     const chosen = c.payout.length > 0 ? yield* attempt(() => named(events, c.payout)) : matchingEvents(request, account, events)
@@ -85,12 +107,5 @@ export const disclose = Command.make("disclose", {
       : yield* (total
         ? discloseSentTotal({ keys, events: chosen, recipientViewingKey: yield* payeeKey, request, prove })
         : discloseSent({ keys, event: chosen[0]!, recipientViewingKey: yield* payeeKey, request, prove }))
-    const text = bundleJson(bundle)
-    if (c.out._tag === "Some") {
-      const path = resolve(c.out.value)
-      yield* attempt(() => writeFileSync(path, `${text}\n`))
-      yield* emit(c, bundle, () => [`Bundle written to ${path}: send it to ${request.label ?? "the recipient"} (${short(request.recipientKey)}). It carries the proof and the sealed value, nothing else.`])
-    } else {
-      yield* emit(c, bundle, () => [text])
-    }
+    yield* deliver(c, request, bundle)
   }))).pipe(Command.withDescription("Answer a disclosure request: your payouts it asks about, proven here, as the bundle to send back"))

@@ -27,10 +27,10 @@ const fromLocation = () => (window.location.hash.includes("request=") ? window.l
 
 /**
  * Answering a disclosure request (SELECTIVE_DISCLOSURE.md §12): the recipient's link or file opened, the payouts it asks
- * about pre-selected among the account's own, the proof made here, and the bundle downloaded for the holder to send.
- * `focus` pre-selects the events of one transaction instead (a batch page's "Disclose this payout").
+ * about pre-selected among the account's own by the request's own criteria (never by the page it is opened from: a total
+ * asks for every payout in its period), the proof made here, and the bundle downloaded for the holder to send.
  */
-export const AnswerRequest = ({ session, account, focus }: { readonly session: string; readonly account: string; readonly focus?: string }) => {
+export const AnswerRequest = ({ session, account }: { readonly session: string; readonly account: string }) => {
   const [text, setText] = useState(fromLocation)
   const [opened, setOpened] = useState<Opened>()
   const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set())
@@ -49,8 +49,7 @@ export const AnswerRequest = ({ session, account, focus }: { readonly session: s
     try {
       const o = await l.openRequest(session, account, request.right)
       setOpened(o)
-      const preselected = focus === undefined ? o.matching : o.events.filter((e) => e.ref.txHash === focus)
-      setChosen(new Set(preselected.map(keyOf)))
+      setChosen(new Set(o.matching.map(keyOf)))
     } catch (error) {
       setProblem(error instanceof Error ? error.message : "the request could not be opened")
     } finally {

@@ -271,16 +271,22 @@ const PayoutRow = ({ payout, batch, name, me, onDisclose }: {
   )
 }
 
-/** D-sender (issue 37): the paying wallet proves one payout's amount to the recipient whose request it opens. */
+/**
+ * D-sender (issue 37): the paying wallet proves to the recipient whose request it opens one payout's amount, or the
+ * total it paid a payee over a period (the aggregate). The request's own criteria select the payouts, not the row
+ * clicked: a bundle over another payout than the one asked about is refused at the verifier's step 0, and a total
+ * covers this wallet's payouts to that payee from every batch.
+ */
 const DisclosePayout = ({ hash, me }: { readonly hash: string; readonly me: Me }) => {
   const { session } = useSession()
   return (
     <Section title="Disclose this payout" id="disclose-payout">
       <p className="muted">
-        Open the request the recipient (a bank, an auditor) sent: the payout of transaction <code title={hash}>{short(hash)}</code> is
-        selected, and the proof is made in this browser with the keys of the wallet that paid it.
+        Open the request the recipient (a bank, an auditor) sent about the payout of transaction <code title={hash}>{short(hash)}</code>, or
+        about the total this wallet paid a contractor over a period: the payouts it asks about are selected, and the proof is made in
+        this browser with the keys of the wallet that paid them.
       </p>
-      {session === undefined ? null : <AnswerRequest key={hash} account={me.sub} session={session.token} focus={hash} />}
+      {session === undefined ? null : <AnswerRequest account={me.sub} session={session.token} />}
     </Section>
   )
 }

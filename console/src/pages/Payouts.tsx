@@ -207,7 +207,8 @@ export const Payouts = () => {
           </Section>
         )}
       {reconciled === undefined ? null : <Others reconciled={reconciled} />}
-      {items.length > 0 && me.data?.method === "sep10" && session !== undefined ? <Disclose account={me.data.sub} session={session.token} /> : null}
+      {/* Not only for payroll payouts: a transfer from outside the payroll is in the archive too, and disclosable. */}
+      {me.data?.method === "sep10" && session !== undefined ? <Disclose account={me.data.sub} session={session.token} /> : null}
     </Page>
   )
 }
