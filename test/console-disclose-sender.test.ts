@@ -16,7 +16,7 @@ import * as Path from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { formatAmount } from "../console/src/lib/Amount.ts"
 import { axeViolations, consoleAndProverBuilt, launchBrowser, screenshots } from "./support/Browser.ts"
-import { downloaded, issuedRequest } from "./support/ConsoleDisclosure.ts"
+import { downloaded, issuedRequest, verifiedOnPage } from "./support/ConsoleDisclosure.ts"
 import { heading, inspect, type Person, personAt, signIn } from "./support/ConsolePeople.ts"
 import { transfersOf } from "./support/DisclosureScene.ts"
 import { fundedPayer, payPayouts, transferDirectly } from "./support/FundedPayer.ts"
@@ -200,13 +200,7 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
 
       // The bank verifies each bundle against the chain and reads exactly the disclosed values.
       const shown = yield* Effect.promise(async () => {
-        const verified = async (label: string, bundle: string) => {
-          const row = issuedRequest(verifier, label)
-          await row.getByLabel("Verify a bundle").setInputFiles(bundle)
-          const verdict = row.getByTestId("disclosed").or(row.getByTestId("refused"))
-          await verdict.waitFor({ timeout: 180_000 })
-          return { verdict: (await verdict.textContent()) ?? "", value: await row.getByTestId("disclosed-value").textContent({ timeout: 1_000 }).catch(() => null) }
-        }
+        const verified = (label: string, bundle: string) => verifiedOnPage(verifier, label, bundle)
         const one = await verified(ONE, oneBundle)
         const total = await verified(TOTAL, totalBundle)
         const income = await verified(INCOME, incomeBundle)

@@ -17,7 +17,7 @@ import type { Browser, Page } from "playwright-core"
 import { formatAmount } from "../console/src/lib/Amount.ts"
 import { axeViolations, consoleAndProverBuilt, launchBrowser, screenshots } from "./support/Browser.ts"
 import { signIn as signInNode } from "./support/Client.ts"
-import { downloaded, issuedRequest, payingOrganization } from "./support/ConsoleDisclosure.ts"
+import { downloaded, issuedRequest, payingOrganization, verifiedOnPage } from "./support/ConsoleDisclosure.ts"
 import { transfersOf } from "./support/DisclosureScene.ts"
 import { heading, inspect, personAt, signIn } from "./support/ConsolePeople.ts"
 import { fundedPayer, transferDirectly } from "./support/FundedPayer.ts"
@@ -146,13 +146,7 @@ layer(Layer.mergeAll(ProvingApp, ChromiumLive), { timeout: "300 seconds", exclud
 
       // The tax office verifies each bundle against the chain and reads exactly the disclosed values.
       const shown = yield* Effect.promise(async () => {
-        const verified = async (label: string, bundle: string) => {
-          const row = issuedRequest(verifier, label)
-          await row.getByLabel("Verify a bundle").setInputFiles(bundle)
-          const verdict = row.getByTestId("disclosed").or(row.getByTestId("refused"))
-          await verdict.waitFor({ timeout: 180_000 })
-          return { verdict: (await verdict.textContent()) ?? "", value: await row.getByTestId("disclosed-value").textContent({ timeout: 1_000 }).catch(() => null) }
-        }
+        const verified = (label: string, bundle: string) => verifiedOnPage(verifier, label, bundle)
         const one = await verified(ONE, oneBundle)
         const total = await verified(TOTAL, totalBundle)
         await screenshots(verifier, "disclose-verified")

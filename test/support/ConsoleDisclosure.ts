@@ -32,6 +32,18 @@ export const payingOrganization = (app: TestAppShape, name: string, payee: strin
 /** The verify page's entry for the request labelled `label`. */
 export const issuedRequest = (page: Page, label: string) => page.getByRole("listitem").filter({ has: page.getByText(label, { exact: true }) })
 
+/**
+ * The recipient's page verifies `bundle` (a file) in the row of the request labelled `label`: its verdict's text, and
+ * the disclosed value when it verified (null when refused).
+ */
+export const verifiedOnPage = async (page: Page, label: string, bundle: string) => {
+  const row = issuedRequest(page, label)
+  await row.getByLabel("Verify a bundle").setInputFiles(bundle)
+  const verdict = row.getByTestId("disclosed").or(row.getByTestId("refused"))
+  await verdict.waitFor({ timeout: 180_000 })
+  return { verdict: (await verdict.textContent()) ?? "", value: await row.getByTestId("disclosed-value").textContent({ timeout: 1_000 }).catch(() => null) }
+}
+
 /** The file a click downloads, saved at `path`, and its suggested name. */
 export const downloaded = async (page: Page, click: Locator, path: string, timeout = 30_000) => {
   const [file]: [Download, void] = await Promise.all([page.waitForEvent("download", { timeout }), click.click()])
