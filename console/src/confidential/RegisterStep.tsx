@@ -2,6 +2,7 @@ import { Button, Notification } from "@stellar/design-system"
 import { seconds, useTicking } from "../components/Ticking.ts"
 import { type Stage, STAGE_LABELS, STAGES } from "./Stages.ts"
 import { type Registration, type StepTime, useRegistration } from "./useRegistration.ts"
+import { TxLink } from "../components/TxLink.tsx"
 
 
 
@@ -31,7 +32,7 @@ const Outcome = ({ state }: { readonly state: Extract<Registration, { phase: "do
     ? <p>Your wallet is already registered with the confidential token: this page shows you ready once the payroll has seen it.</p>
     : (
       <p>
-        Registered in {seconds(state.endedAt - state.startedAt)}: the transaction <code className="url">{state.outcome.hash}</code> is on the
+        Registered in {seconds(state.endedAt - state.startedAt)}: the transaction <TxLink hash={state.outcome.hash} /> is on the
         ledger. This page shows you ready once the payroll has seen it (a few seconds).
       </p>
     )

@@ -5,6 +5,7 @@ export { seconds }
 import { formatAmount } from "../lib/Amount.ts"
 import { JOB_TITLES, stageWords, type TreasuryJob } from "./TreasuryStages.ts"
 import type { Job } from "./useTreasury.ts"
+import { TxLink } from "../components/TxLink.tsx"
 
 
 
@@ -15,7 +16,7 @@ const stoppable = (job: Extract<Job, { phase: "running" }>) =>
 /** What a finished job came to, in one line: a call's transaction on the ledger, a rebuild's time. */
 const Done = ({ job }: { readonly job: Extract<Job, { phase: "done" }> }) => {
   const took = seconds(job.endedAt - job.startedAt)
-  const landed = job.hash === undefined ? null : <>: the transaction <code className="url">{job.hash}</code> is on the ledger</>
+  const landed = job.hash === undefined ? null : <>: the transaction <TxLink hash={job.hash} /> is on the ledger</>
   switch (job.job) {
     case "deposit": return <p className="small" role="status">Deposited {formatAmount(job.amount ?? 0n)} USDC in {took}{landed}. Merge it to pay from it.</p>
     case "merge": return <p className="small" role="status">Merged in {took}{landed}.</p>

@@ -3,6 +3,8 @@ import { type FormEvent, useState } from "react"
 import type { Me } from "@confidential-payroll/client/contract"
 import { ActionButton, Reasons } from "../components/ActionButton.tsx"
 import { Page, Section } from "../components/Page.tsx"
+import { CopyButton } from "../components/CopyButton.tsx"
+import { TxLink } from "../components/TxLink.tsx"
 import { Restricted } from "../components/Restricted.tsx"
 import { ErrorNote, Loading } from "../components/States.tsx"
 import { seconds, TreasuryProgress } from "../confidential/TreasuryProgress.tsx"
@@ -63,7 +65,7 @@ const Registered = ({ registration }: { readonly registration: Treasury["registr
     <p className="small" role="status">
       {registration.hash === undefined
         ? "The wallet was registered with the token in the meantime."
-        : <>Registered in {seconds(registration.ms)}: the transaction <code className="url">{registration.hash}</code> is on the ledger.</>}
+        : <>Registered in {seconds(registration.ms)}: the transaction <TxLink hash={registration.hash} /> is on the ledger.</>}
     </p>
   )
 
@@ -219,7 +221,8 @@ const TreasuryBody = ({ account, session }: { readonly account: string; readonly
   return (
     <Page title="Treasury">
       <p className="lead">
-        Payouts are paid from the wallet you signed in with, <code className="url">{account}</code>, through the confidential token.
+        Payouts are paid from the wallet you signed in with, <code title={account}>{`${account.slice(0, 6)}…${account.slice(-6)}`}</code>{" "}
+        <CopyButton text={account} label="Copy address" />, through the confidential token.
         Its balances are decrypted here, in this browser: the service never sees an amount.
       </p>
       {status.data === undefined && status.isPending
